@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import { compileGet } from '../../../lib/stages/compile/compile-get';
+import { compileList } from '../../../lib/stages/compile/compile-list';
+import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { parseKey } from '../../../lib/stages/parse/parse-key';
+import { parseList } from '../../../lib/stages/parse/parse-list';
+import { compileSql, ident, sql } from '../../../lib/sql/sql';
+import { orders, orderTags, weird } from '../support/schema-fixture';
+
+const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
+const cursors = createCursorCodec(randomBytes(32));
+const compileQuery = (query: string, table = orders, searchConfig?: string) =>
+  compileSql(compileList(parseList(table, [...new URLSearchParams(query)], config, cursors), searchConfig));
+
+describe('sql fragments', () => {
+  it('quotes identifiers, doubling embedded quotes, and binds every hole as a parameter', () => {
+    const q = compileSql(sql`SELECT ${ident('we"ird table', 'a"b')} FROM t WHERE x = ${"'; DROP TABLE t; --"}`);
+    expect(q.text).toBe('SELECT "we""ird table"."a""b" FROM t WHERE x = $1');
+    expect(q.values).toEqual(["'; DROP TABLE t; --"]);
+  });
+
+  it('refuses NUL in identifiers', () => {
+    expect(() => ident('a\u0000b')).toThrow(TypeError);
+  });
+});
+
+describe('compile list', () => {
+  it('builds the page JSON in PostgreSQL with bound filters, order and paging', () => {
+    const q = compileQuery('status=paid&total.gte=10&select=id,total&sort=-total&limit=20&offset=40');
+    expect(q.text).toBe(
+      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (json_agg(_p.k) -> -1)::text FROM (SELECT to_json(_r) AS r, json_build_array(_t."total"::text, _t."id"::text) AS k FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."id", _t."total") AS _r WHERE _t."status" = $1 AND _t."total" >= $2 ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+    );
+    expect(q.values).toEqual(['paid', '10', 20, 40]);
+  });
+
+  it('compiles every operator to a parameterised condition', () => {
+    const q = compileQuery('status=in.(a,b)&notes=like.x*&notes.ilike=*Y&total=is_null&placed_at.is_null=false&tags=contains.vip&id=ne.3&id.lt=9&id.lte=8&id.gt=1');
+    expect(q.text).toContain('_t."status" = ANY($1) AND _t."notes"::text LIKE $2 AND _t."notes"::text ILIKE $3 AND _t."total" IS NULL AND _t."placed_at" IS NOT NULL AND _t."tags" @> $4 AND _t."id" <> $5 AND _t."id" < $6 AND _t."id" <= $7 AND _t."id" > $8');
+    expect(q.values.slice(0, 8)).toEqual([['a', 'b'], 'x%', '%Y', ['vip'], '3', '9', '8', '1']);
+  });
+
+  it('uses websearch_to_tsquery over the text columns, with an optional bound config', () => {
+    expect(compileQuery('search=a+b').text).toContain(`to_tsvector(concat_ws(' ', _t."status", _t."notes")) @@ websearch_to_tsquery($1)`);
+    const q = compileQuery('search=a&search_columns=notes', orders, 'english');
+    expect(q.text).toContain(`to_tsvector($1::regconfig, concat_ws(' ', _t."notes")) @@ websearch_to_tsquery($2::regconfig, $3)`);
+    expect(q.values.slice(0, 3)).toEqual(['english', 'english', 'a']);
+  });
+
+  it('adds a keyset condition for a cursor, null-aware for nullable keys', () => {
+    const order = parseList(orders, [['sort', '-total']], config, cursors).order;
+    const q = compileQuery(`sort=-total&cursor=${cursors.encode(orders, order, ['12.50', '7'])}`);
+    expect(q.text).toContain('WHERE ((_t."total" < $1) OR (_t."total" = $2 AND _t."id" > $3))');
+    expect(q.values.slice(0, 3)).toEqual(['12.50', '12.50', '7']);
+    const nullKey = compileQuery(`sort=-total&cursor=${cursors.encode(orders, order, [null, '7'])}`);
+    expect(nullKey.text).toContain('WHERE ((_t."total" IS NOT NULL) OR (_t."total" IS NULL AND _t."id" > $1))');
+  });
+
+  it('uses a row comparison when every key is non-null and sorted one way', () => {
+    const order = parseList(orders, [['sort', 'placed_at']], config, cursors).order;
+    const q = compileQuery(`sort=placed_at&cursor=${cursors.encode(orders, order, ['2024-01-01', '5'])}`);
+    expect(q.text).toContain('WHERE (_t."placed_at", _t."id") > ($1, $2)');
+  });
+
+  it('pages distinct values of one column and counts them on request', () => {
+    const q = compileQuery('distinct=status&status=ne.x&count=exact');
+    expect(q.text).toBe(
+      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (json_agg(_p.k) -> -1)::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1) AS _s)::text FROM (SELECT to_json(_r) AS r, json_build_array(_s."status"::text) AS k FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2) AS _s CROSS JOIN LATERAL (SELECT _s."status") AS _r ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+    );
+  });
+
+  it('quotes hostile identifiers from the schema cache', () => {
+    const q = compileQuery('select="a""b","col with space",naïve_ünïcode&select.eq=x', weird);
+    expect(q.text).toContain('FROM "public"."we""ird table" AS _t CROSS JOIN LATERAL (SELECT _t."a""b", _t."col with space", _t."naïve_ünïcode") AS _r WHERE _t."select" = $1');
+  });
+});
+
+describe('compile get', () => {
+  it('matches every key column, composite keys in key order', () => {
+    const q = compileSql(compileGet({ kind: 'get', table: orderTags, select: orderTags.columns, explicitSelect: false, key: parseKey(orderTags, '5,a%2Cb') }));
+    expect(q.text).toBe('SELECT to_json(_r)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1 AND _t."tag" = $2');
+    expect(q.values).toEqual(['5', 'a,b']);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * The frozen configuration every stage reads. Made once by `resolveConfig`; secrets
+ * (`jwtSecret`, `adminToken`, `cursorSecret`, the database URL) are non-enumerable so that
+ * `console.log`, `util.inspect`, `debug` and `JSON.stringify` never print them.
+ */
+export interface AccessConfig {
+  readonly enabled: boolean;
+  readonly path: string | undefined;
+  /** Inline policy object (snake_case keys, as in a policy file). */
+  readonly policy: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface ResolvedConfig {
+  readonly databaseUrl: string | undefined;
+  readonly bind: string;
+  readonly schemas: readonly string[];
+  readonly adminToken: string | undefined;
+  readonly allowListPath: string | undefined;
+  readonly policy: string | undefined;
+  readonly policyPath: string | undefined;
+  readonly rpcRequireSchemaQualified: boolean;
+  readonly rpcAllowlistPath: string | undefined;
+  readonly rpcSignatureCheck: boolean;
+  readonly requireAuth: boolean;
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+  readonly maxRequestBodyBytes: number;
+  readonly maxBatchSize: number;
+  readonly statementTimeoutMs: number;
+  readonly explainEnabled: boolean;
+  readonly jwtSecret: string | undefined;
+  readonly jwtAlgorithms: readonly string[];
+  readonly jwtAudience: string | readonly string[] | undefined;
+  readonly jwtIssuer: string | undefined;
+  readonly jwtClockSkewS: number;
+  readonly jwtPublicKeyPath: string | undefined;
+  readonly jwksUrl: string | undefined;
+  readonly jwtCookie: string | undefined;
+  readonly requireTenant: boolean;
+  readonly allowRlsBypassRole: boolean;
+  readonly devMode: boolean;
+  /** HMAC key for cursors; derived from `jwtSecret` when not set, random per process otherwise. */
+  readonly cursorSecret: string | undefined;
+  /** Text search configuration for `search` (e.g. `english`); server default when unset. */
+  readonly searchConfig: string | undefined;
+  readonly poolMax: number;
+  readonly poolConnectionTimeoutMs: number;
+  readonly access: AccessConfig;
+}

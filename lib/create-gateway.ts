@@ -1,0 +1,164 @@
+/**
+ * createGateway(options) -> Express Router. All the work that can be done once is done here
+ * (helmet's pattern): options are validated and frozen, the stages are built, and discovery
+ * starts; the per-request path only runs the pipeline.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import express from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
+import type pg from 'pg';
+import createDebug from 'debug';
+import type { GatewayOptions } from './config/gateway-options';
+import type { ResolvedConfig } from './config/resolved-config';
+import { resolveConfig } from './config/resolve-config';
+import { checkRole } from './db/check-role';
+import { createDatabase } from './db/create-database';
+import { createPool } from './db/create-pool';
+import { GatewayConfigError } from './errors/gateway-config-error';
+import { GatewayError } from './errors/gateway-error';
+import { digestRequest } from './http/digest-request';
+import { renderResult } from './http/render-result';
+import { sendError, sendJson } from './http/send-error';
+import { createAdminRouter } from './ops/create-admin-router';
+import { Metrics } from './ops/metrics';
+import { loadSchema } from './schema/load-schema';
+import type { SchemaCache } from './schema/schema-types';
+import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
+import { createAuthStage } from './stages/auth/create-auth-stage';
+import { createCompileStage } from './stages/compile/create-compile-stage';
+import { createExecuteStage } from './stages/execute/create-execute-stage';
+import { createCursorCodec } from './stages/parse/cursor-codec';
+import { createParseStage } from './stages/parse/create-parse-stage';
+import { createPolicyStage } from './stages/policy/create-policy-stage';
+import { applyStageOverrides, runPipeline } from './stages/run-pipeline';
+import type { GatewayContext, Stages } from './stages/stage-types';
+
+const log = createDebug('tablegate:gateway');
+
+export interface Gateway extends Router {
+  /** Resolves once the schema is discovered and the database role is checked; rejects otherwise. */
+  readonly ready: Promise<void>;
+  /** GET /metrics and GET /health/internal, to mount where the host wants them. */
+  readonly admin: Router;
+  /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
+  reloadSchema(): Promise<void>;
+  /** Drains the pool the gateway created; a pool passed in `options.pool` is left open. */
+  close(): Promise<void>;
+  /** The frozen, resolved configuration (secrets are non-enumerable). */
+  readonly config: ResolvedConfig;
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const config = resolveConfig(options);
+  refuseUnimplemented(config);
+  const cursors = createCursorCodec(cursorKey(config));
+  const defaults: Stages = {
+    auth: createAuthStage(config),
+    parse: createParseStage(cursors),
+    policy: createPolicyStage(),
+    allowList: createAllowListStage(),
+    compile: createCompileStage(),
+    execute: createExecuteStage(),
+  };
+  const stages = applyStageOverrides(defaults, options.stages);
+
+  const ownsPool = options.pool === undefined;
+  const pool: pg.Pool = options.pool ?? createPool(config);
+  const db = createDatabase(pool, config.statementTimeoutMs);
+  const metrics = new Metrics();
+  let schema: SchemaCache | undefined;
+
+  const discover = async (): Promise<void> => {
+    schema = await loadSchema(pool, config.schemas);
+    log('schema loaded: %d tables, %d functions', schema.tables.length, schema.functions.length);
+  };
+  const ready = (async () => {
+    await checkRole(pool, config.allowRlsBypassRole);
+    await discover();
+  })();
+  // Callers that never await `ready` must not crash the process; requests report it as 503.
+  ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
+
+  const handle = async (req: Request, res: Response): Promise<void> => {
+    const started = process.hrtime.bigint();
+    let requestId = '';
+    let route = 'unknown';
+    try {
+      const request = digestRequest(req);
+      requestId = request.id;
+      res.setHeader('X-Request-Id', requestId);
+      try {
+        await ready;
+      } catch {
+        throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
+      }
+      const ctx: GatewayContext = { request, config, schema: schema!, db };
+      res.locals.gateway = ctx;
+      const result = await runPipeline(stages, ctx);
+      route = ctx.command!.kind;
+      const rendered = renderResult(ctx.command!, result, cursors);
+      res.statusCode = rendered.status;
+      sendJson(res, rendered.body);
+    } catch (err) {
+      const ctx = res.locals.gateway as GatewayContext | undefined;
+      if (ctx?.command) route = ctx.command.kind;
+      sendError(res, err, requestId || 'unknown');
+    } finally {
+      metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+
+  const router = express.Router();
+  router.use((req: Request, res: Response, _next: NextFunction) => {
+    void handle(req, res);
+  });
+
+  const admin = createAdminRouter({
+    adminToken: config.adminToken,
+    pool,
+    metrics,
+    schema: () => schema,
+    startedAt: Date.now(),
+  });
+
+  let closed = false;
+  return Object.assign(router, {
+    ready,
+    admin,
+    config,
+    async reloadSchema(): Promise<void> {
+      await ready;
+      await discover();
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await ready.catch(() => undefined);
+      if (ownsPool) await pool.end();
+    },
+  }) as Gateway;
+}
+
+/**
+ * The cursor HMAC key: `cursor_secret`, else derived from the JWT secret (so every instance
+ * behind a load balancer agrees), else random per process (cursors then expire on restart).
+ */
+function cursorKey(config: ResolvedConfig): Buffer {
+  const base = config.cursorSecret ?? config.jwtSecret;
+  if (base === undefined) return randomBytes(32);
+  return createHash('sha256').update('tablegate cursor key v1\u0000').update(base).digest();
+}
+
+/** Keys whose feature is not built yet are refused, not ignored: a policy that is silently off is a hole. */
+function refuseUnimplemented(config: ResolvedConfig): void {
+  const refused: [boolean, string][] = [
+    [config.access.enabled, '[access] enabled'],
+    [config.allowListPath !== undefined, 'allow_list_path'],
+    [config.policy !== undefined || config.policyPath !== undefined, 'policy / policy_path'],
+    [config.rpcAllowlistPath !== undefined, 'rpc_allowlist_path'],
+    [config.jwksUrl !== undefined, 'jwks_url'],
+  ];
+  for (const [set, key] of refused) {
+    if (set) throw new GatewayConfigError(`\`${key}\` is not supported by this version of tablegate yet; remove it rather than run without the protection it promises`, key);
+  }
+}

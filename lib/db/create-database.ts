@@ -1,0 +1,38 @@
+/**
+ * Database: runs one plan as one caller. Checks a client out of the pool, sends the tenant
+ * context and the statement in one round trip (PipelinedTransaction), and gives the client back.
+ */
+import type pg from 'pg';
+import { prepareValue } from 'pg/lib/utils';
+import type { Identity } from '../stages/auth/identity';
+import type { Database } from '../stages/execute/database';
+import type { Plan, Result } from '../stages/stage-types';
+import { PipelinedTransaction, type Rows } from './pipelined-transaction';
+
+export function createDatabase(pool: pg.Pool, statementTimeoutMs: number): Database {
+  return {
+    async run(identity: Identity, plan: Plan): Promise<Result> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        const rows = await new Promise<Rows>((resolve, reject) => {
+          const tx = new PipelinedTransaction(
+            { tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: plan.readOnly },
+            plan.query,
+            prepareValue,
+            (err, result) => (err ? reject(err) : resolve(result)),
+          );
+          // A Submittable: pg calls tx.submit(connection) when the client is free.
+          (client as unknown as { query(s: unknown): void }).query(tx);
+        });
+        return { rows };
+      } catch (err) {
+        // A protocol-level failure (no SQLSTATE) may leave the connection unusable: discard it.
+        if (!(err && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code))) broken = err as Error;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { ErrorCode } from './error-catalogue';
+
+/**
+ * SQLSTATE -> gateway code, as data. Exact codes win over class prefixes (the first two
+ * characters). Codes are listed in PostgreSQL's Appendix A "PostgreSQL Error Codes".
+ */
+interface SqlstateRule {
+  readonly code: ErrorCode;
+  /** Message shown to the caller; PostgreSQL's own message is used where it names only data. */
+  readonly message?: string;
+  readonly hint?: string;
+  /** Pass PostgreSQL's message through (it names columns/constraints, never SQL text). */
+  readonly passMessage?: boolean;
+}
+
+export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
+  '23505': { code: 'CONFLICT', passMessage: true }, // unique_violation
+  '23503': { code: 'CONFLICT', passMessage: true }, // foreign_key_violation
+  '23P01': { code: 'CONFLICT', passMessage: true }, // exclusion_violation
+  '23502': { code: 'VALIDATION_ERROR', passMessage: true }, // not_null_violation
+  '23514': { code: 'VALIDATION_ERROR', passMessage: true }, // check_violation
+  P0001: { code: 'VALIDATION_ERROR', passMessage: true }, // raise_exception: the function author's message
+  '42501': { code: 'FORBIDDEN', passMessage: true }, // insufficient_privilege, also RLS WITH CHECK failures
+  '25006': { code: 'FORBIDDEN', message: 'This request may not write: it runs in a read-only transaction.' }, // read_only_sql_transaction
+  '57014': { code: 'TIMEOUT', message: 'The query was cancelled: it ran longer than the statement timeout.', hint: 'Narrow the query with filters or a smaller limit.' }, // query_canceled
+  '57P01': { code: 'SERVICE_UNAVAILABLE', message: 'The database is shutting down.' }, // admin_shutdown
+  '57P02': { code: 'SERVICE_UNAVAILABLE', message: 'The database is restarting.' }, // crash_shutdown
+  '57P03': { code: 'SERVICE_UNAVAILABLE', message: 'The database is not accepting connections yet.' }, // cannot_connect_now
+  '40001': { code: 'CONFLICT', message: 'The transaction could not be serialized with a concurrent one.', hint: 'Retry the request.' }, // serialization_failure
+  '40P01': { code: 'CONFLICT', message: 'The transaction was chosen as a deadlock victim.', hint: 'Retry the request.' }, // deadlock_detected
+  '42P01': { code: 'NOT_FOUND', message: 'The table is no longer available.', hint: 'The schema changed since discovery; the gateway reloads it.' }, // undefined_table
+  '42703': { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: 'The schema changed since discovery; the gateway reloads it.' }, // undefined_column
+  '22001': { code: 'VALIDATION_ERROR', passMessage: true }, // string_data_right_truncation
+};
+
+export const classSqlstates: Readonly<Record<string, SqlstateRule>> = {
+  '22': { code: 'VALIDATION_ERROR', passMessage: true }, // data exception: bad literal, out of range, bad encoding
+  '23': { code: 'CONFLICT', passMessage: true }, // integrity constraint violation (other)
+  '40': { code: 'CONFLICT', message: 'The transaction was rolled back by the database.', hint: 'Retry the request.' }, // transaction rollback
+  '08': { code: 'SERVICE_UNAVAILABLE', message: 'The database connection failed.' }, // connection exception
+  '53': { code: 'SERVICE_UNAVAILABLE', message: 'The database is out of resources.', hint: 'Retry later.' }, // insufficient resources
+  '28': { code: 'SERVICE_UNAVAILABLE', message: 'The gateway could not authenticate to the database.' }, // invalid authorization specification
+};
+
+export function ruleForSqlstate(sqlstate: string): SqlstateRule | undefined {
+  return exactSqlstates[sqlstate] ?? classSqlstates[sqlstate.slice(0, 2)];
+}

@@ -1,0 +1,60 @@
+/**
+ * Express `req` -> GatewayRequest, once per request. The query string is read from the raw URL
+ * (not Express's `req.query`, whose parser differs between Express 4 and 5 and turns
+ * `a[b]=1` into objects), keeping order and repeated keys.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors/gateway-error';
+import type { GatewayRequest } from './gateway-request';
+
+const MAX_URL_LENGTH = 64 * 1024;
+
+export function digestRequest(req: IncomingMessage & { url?: string }, body?: unknown): GatewayRequest {
+  const url = req.url ?? '/';
+  const id = requestId(req.headers['x-request-id']);
+  if (url.length > MAX_URL_LENGTH) throw new GatewayError('PARSE_ERROR', 'The request URL is too long.', { details: { request_id: id } });
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const rawSegments = path.split('/').filter((s) => s !== '');
+  let segments: string[];
+  try {
+    segments = rawSegments.map((s) => decodeURIComponent(s));
+  } catch {
+    throw new GatewayError('PARSE_ERROR', 'The request path is not valid percent-encoding.');
+  }
+  let query: (readonly [string, string])[];
+  try {
+    // URLSearchParams decodes `+` as a space (the spec's `search` relies on it) and never throws,
+    // so malformed escapes are checked separately.
+    const raw = q === -1 ? '' : url.slice(q + 1);
+    if (/%(?![0-9a-fA-F]{2})/.test(raw)) throw new Error('bad escape');
+    query = [...new URLSearchParams(raw)].map(([k, v]) => Object.freeze([k, v] as const));
+  } catch {
+    throw new GatewayError('PARSE_ERROR', 'The query string is not valid percent-encoding.');
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  return Object.freeze({
+    id,
+    method: (req.method ?? 'GET').toUpperCase(),
+    segments: Object.freeze(segments),
+    rawSegments: Object.freeze(rawSegments),
+    query: Object.freeze(query),
+    headers: Object.freeze(headers),
+    body,
+    loopback: isLoopback(req.socket?.remoteAddress),
+  });
+}
+
+/** A caller-supplied request id is reused only when it is short and plain, for log correlation. */
+function requestId(header: string | string[] | undefined): string {
+  return typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  if (address === '::1') return true;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}

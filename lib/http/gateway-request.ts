@@ -1,0 +1,22 @@
+/**
+ * The framework-free view of one HTTP request (grafserv's "request digest"). Made once from
+ * Express's `req` by `digestRequest`; stages never see `req` or `res`.
+ */
+export interface GatewayRequest {
+  readonly id: string;
+  readonly method: string;
+  /**
+   * Path segments below the mount point, percent-decoded one by one. For `:id` segments the
+   * raw text is kept in `rawSegments` so that `%2C` stays distinguishable from a key-separating comma.
+   */
+  readonly segments: readonly string[];
+  readonly rawSegments: readonly string[];
+  /** Query parameters in order, repeated keys kept (`+` decodes to a space). */
+  readonly query: readonly (readonly [string, string])[];
+  /** Lower-cased header names; repeated headers joined by ', ' as Node does. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** Parsed JSON body, or undefined when the request has none. */
+  readonly body: unknown;
+  /** True when the TCP peer is a loopback address (127.0.0.0/8, ::1). */
+  readonly loopback: boolean;
+}

@@ -1,0 +1,45 @@
+/**
+ * Command + Result -> HTTP status and body (contract §3). The row JSON comes from PostgreSQL as
+ * text and is spliced into the envelope as is: no JSON.parse / JSON.stringify of rows.
+ */
+import type { Command, ListCommand } from '../command/command';
+import { assertNever } from '../command/command';
+import { GatewayError } from '../errors/gateway-error';
+import type { CursorCodec } from '../stages/parse/cursor-codec';
+import type { Result } from '../stages/stage-types';
+
+export interface Rendered {
+  readonly status: number;
+  readonly body: string;
+}
+
+export function renderResult(command: Command, result: Result, cursors: CursorCodec): Rendered {
+  switch (command.kind) {
+    case 'list':
+      return { status: 200, body: renderList(command, result, cursors) };
+    case 'get': {
+      const row = result.rows[0]?.[0];
+      if (row === undefined || row === null) throw new GatewayError('NOT_FOUND', `No visible row of \`${command.table.name}\` has that key.`);
+      return { status: 200, body: `{"data":${row}}` };
+    }
+    default:
+      return assertNever(command, 'command');
+  }
+}
+
+function renderList(command: ListCommand, result: Result, cursors: CursorCodec): string {
+  const [data = '[]', countText = '0', lastKey = null, total = null] = result.rows[0] ?? [];
+  const count = Number(countText);
+  let body = `{"data":${data},"count":${count},"limit":${command.limit},"offset":${command.offset}`;
+  if (count > 0 && count === command.limit && lastKey !== null && command.order.length > 0 && hasTieBreaker(command)) {
+    const values = JSON.parse(lastKey) as (string | null)[];
+    body += `,"next_cursor":${JSON.stringify(cursors.encode(command.table, command.order, values))}`;
+  }
+  if (command.countExact && total !== null) body += `,"total":${Number(total)}`;
+  return `${body}}`;
+}
+
+/** A cursor is only sound when the ordering ends in a unique key. */
+function hasTieBreaker(command: ListCommand): boolean {
+  return command.distinct !== null || command.table.primaryKey.length > 0;
+}

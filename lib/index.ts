@@ -1,0 +1,16 @@
+export { createGateway } from './create-gateway';
+export type { Gateway } from './create-gateway';
+export type { GatewayOptions } from './config/gateway-options';
+export type { ResolvedConfig } from './config/resolved-config';
+export { GatewayError } from './errors/gateway-error';
+export { GatewayConfigError } from './errors/gateway-config-error';
+export { errorCatalogue } from './errors/error-catalogue';
+export type { ErrorCode } from './errors/error-catalogue';
+export type { Command, ListCommand, GetCommand, Filter, FilterOp, SortKey } from './command/command';
+export type { Identity } from './stages/auth/identity';
+export type { GatewayRequest } from './http/gateway-request';
+export type { Stages, StageName, StageOverrides, GatewayContext, Plan, Result } from './stages/stage-types';
+export type { SchemaCache, Table, Column, ForeignKey, DbFunction } from './schema/schema-types';
+export { sql, ident, join, value as sqlValue, compileSql } from './sql/sql';
+export type { Sql, CompiledQuery } from './sql/sql';
+export { version } from './version';

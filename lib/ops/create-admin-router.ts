@@ -1,0 +1,79 @@
+/**
+ * `gateway.admin`: GET /metrics and GET /health/internal. With `admin_token` set, both need
+ * `Authorization: Bearer <admin_token>` (compared in constant time); without it, the host must
+ * restrict them by network means (gateway spec, "Internal endpoints").
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError } from '../errors/gateway-error';
+import { sendError, sendJson } from '../http/send-error';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { SchemaCache } from '../schema/schema-types';
+import { version } from '../version';
+import type { Metrics } from './metrics';
+
+export interface AdminSources {
+  readonly adminToken: string | undefined;
+  readonly pool: pg.Pool;
+  readonly metrics: Metrics;
+  readonly schema: () => SchemaCache | undefined;
+  readonly startedAt: number;
+}
+
+export function createAdminRouter(sources: AdminSources): express.Router {
+  const router = express.Router();
+  const expected = sources.adminToken === undefined ? undefined : digest(sources.adminToken);
+  const poolStats = () => ({ total: sources.pool.totalCount, idle: sources.pool.idleCount, waiting: sources.pool.waitingCount });
+
+  const guard = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (expected === undefined) return true;
+    const match = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+    if (match && timingSafeEqual(digest(match[1]!.trim()), expected)) return true;
+    sendError(res, new GatewayError('UNAUTHORIZED', 'This endpoint requires the admin token.', { headers: { 'WWW-Authenticate': 'Bearer' } }), randomUUID());
+    return false;
+  };
+
+  router.get('/metrics', (req, res) => {
+    if (!guard(req, res)) return;
+    const schema = sources.schema();
+    const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length } });
+    res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
+    res.end(body);
+  });
+
+  router.get('/health/internal', (req, res) => {
+    if (!guard(req, res)) return;
+    void health(sources, poolStats()).then((report) => {
+      res.statusCode = report.status === 'ok' ? 200 : 503;
+      sendJson(res, JSON.stringify(report));
+    });
+  });
+  return router;
+}
+
+async function health(sources: AdminSources, pool: { total: number; idle: number; waiting: number }) {
+  const start = process.hrtime.bigint();
+  let reachable = true;
+  try {
+    await sources.pool.query('SELECT 1');
+  } catch {
+    reachable = false;
+  }
+  const latencyMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const schema = sources.schema();
+  return {
+    status: reachable && schema ? 'ok' : 'degraded',
+    version,
+    uptime_s: Math.round((Date.now() - sources.startedAt) / 1000),
+    db: { reachable, latency_ms: Math.round(latencyMs * 100) / 100 },
+    pool,
+    schema: { tables: schema?.tables.length ?? 0, functions: schema?.functions.length ?? 0, loaded_at: schema?.loadedAt.toISOString() ?? null },
+  };
+}
+
+/** Hash both sides so the constant-time compare works on equal-length buffers. */
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

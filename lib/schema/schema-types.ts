@@ -1,0 +1,91 @@
+/**
+ * The discovered schema: plain frozen objects made only by `buildSchemaCache`. Stages after
+ * `parse` hold references to these objects, never to names typed by the caller.
+ */
+export interface Column {
+  readonly name: string;
+  /** 1-based position (`pg_attribute.attnum`). */
+  readonly position: number;
+  /** `format_type()` text, e.g. `numeric(30,10)`, `text[]`, `timestamp with time zone`. */
+  readonly type: string;
+  /** Type OID of the column. */
+  readonly typeOid: number;
+  /** `pg_type.typcategory`: 'S' string, 'N' numeric, 'A' array, 'D' date/time, 'B' boolean, 'U' user... */
+  readonly category: string;
+  /** For arrays: the element type's `format_type()` text, else null. */
+  readonly elementType: string | null;
+  readonly nullable: boolean;
+  readonly hasDefault: boolean;
+  /** `a` (always) or `d` (by default) identity column, else ''. */
+  readonly identity: '' | 'a' | 'd';
+  /** Generated (stored) column: never writable. */
+  readonly generated: boolean;
+}
+
+export interface UniqueKey {
+  readonly name: string;
+  readonly columns: readonly Column[];
+  readonly primary: boolean;
+}
+
+export interface ForeignKey {
+  readonly name: string;
+  /** The table holding the FK columns. */
+  readonly table: Table;
+  readonly columns: readonly Column[];
+  /** The referenced table and columns, in matching order. */
+  readonly referencedTable: Table;
+  readonly referencedColumns: readonly Column[];
+}
+
+export interface Table {
+  readonly schema: string;
+  readonly name: string;
+  /** 'r' table, 'p' partitioned table, 'v' view, 'm' materialized view, 'f' foreign table. */
+  readonly kind: 'r' | 'p' | 'v' | 'm' | 'f';
+  readonly oid: number;
+  readonly columns: readonly Column[];
+  readonly columnsByName: ReadonlyMap<string, Column>;
+  /** Primary-key columns in key order; empty when the table has no primary key. */
+  readonly primaryKey: readonly Column[];
+  readonly uniqueKeys: readonly UniqueKey[];
+  /** FKs whose columns live in this table (many-to-one / one-to-one). */
+  readonly foreignKeys: readonly ForeignKey[];
+  /** FKs of other tables that reference this table (one-to-many / one-to-one). */
+  readonly referencedBy: readonly ForeignKey[];
+  readonly rlsEnabled: boolean;
+  readonly rlsForced: boolean;
+}
+
+export interface FunctionArg {
+  readonly name: string;
+  readonly type: string;
+  readonly mode: 'i' | 'o' | 'b' | 'v' | 't';
+  readonly hasDefault: boolean;
+  readonly variadic: boolean;
+}
+
+export interface DbFunction {
+  readonly schema: string;
+  readonly name: string;
+  readonly oid: number;
+  /** `pg_get_function_identity_arguments()` text. */
+  readonly identityArgs: string;
+  /** Input arguments, in order. */
+  readonly args: readonly FunctionArg[];
+  readonly defaults: number;
+  readonly variadic: boolean;
+  readonly returnType: string;
+  readonly returnsSet: boolean;
+  readonly volatility: 'i' | 's' | 'v';
+}
+
+export interface SchemaCache {
+  /** Configured schemas in resolution order. */
+  readonly schemas: readonly string[];
+  readonly tables: readonly Table[];
+  /** Name -> table; the first schema in `schemas` that has the name wins. */
+  readonly tablesByName: ReadonlyMap<string, Table>;
+  readonly functions: readonly DbFunction[];
+  readonly loadedAt: Date;
+}

@@ -1,0 +1,88 @@
+/**
+ * SQL fragments that request data cannot forge (after pg-sql2 / porsager's postgres).
+ *
+ * A `Sql` value can only be made by the functions in this module: static text comes from
+ * template literals written in our source (`sql\`...\``), identifiers go through `ident()`
+ * (always double-quoted), and every value becomes a `$n` parameter. `compile` is the only
+ * stage that builds SQL, and it only sees names already resolved against the schema cache.
+ */
+const brand: unique symbol = Symbol('tablegate.sql');
+
+type Part = { readonly t: 'text'; readonly s: string } | { readonly t: 'value'; readonly v: unknown };
+
+export interface Sql {
+  readonly [brand]: readonly Part[];
+}
+
+export interface CompiledQuery {
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+function make(parts: readonly Part[]): Sql {
+  return Object.freeze({ [brand]: parts }) as Sql;
+}
+
+export function isSql(value: unknown): value is Sql {
+  return typeof value === 'object' && value !== null && brand in value;
+}
+
+/** Tagged template: literal parts are SQL text, `${}` holes must be `Sql` fragments or are bound as values. */
+export function sql(strings: TemplateStringsArray, ...holes: unknown[]): Sql {
+  // A TemplateStringsArray has a frozen `raw`; a caller forging one from request data would need
+  // to call this function with a crafted array, which only our own source does.
+  if (!Array.isArray(strings) || !Array.isArray((strings as { raw?: unknown }).raw)) {
+    throw new TypeError('sql must be used as a tagged template');
+  }
+  const parts: Part[] = [];
+  strings.forEach((s, i) => {
+    if (s) parts.push({ t: 'text', s });
+    if (i < holes.length) {
+      const hole = holes[i];
+      if (isSql(hole)) parts.push(...hole[brand]);
+      else parts.push({ t: 'value', v: hole });
+    }
+  });
+  return make(parts);
+}
+
+/** A bound parameter. */
+export function value(v: unknown): Sql {
+  return make([{ t: 'value', v }]);
+}
+
+/** A double-quoted identifier; embedded quotes are doubled (PostgreSQL docs §4.1.1). */
+export function ident(...names: readonly string[]): Sql {
+  return make([{ t: 'text', s: names.map(quoteIdent).join('.') }]);
+}
+
+export function quoteIdent(name: string): string {
+  if (name.includes('\u0000')) throw new TypeError('identifier contains a NUL character');
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Joins fragments with a separator written in our source. */
+export function join(fragments: readonly Sql[], separator: Sql = sql`, `): Sql {
+  const parts: Part[] = [];
+  fragments.forEach((f, i) => {
+    if (i > 0) parts.push(...separator[brand]);
+    parts.push(...f[brand]);
+  });
+  return make(parts);
+}
+
+export const empty: Sql = make([]);
+
+/** Numbers the parameters: the only place a `{ text, values }` pair is made. */
+export function compileSql(fragment: Sql): CompiledQuery {
+  let text = '';
+  const values: unknown[] = [];
+  for (const part of fragment[brand]) {
+    if (part.t === 'text') text += part.s;
+    else {
+      values.push(part.v);
+      text += `$${values.length}`;
+    }
+  }
+  return Object.freeze({ text, values: Object.freeze(values) });
+}

@@ -1,0 +1,48 @@
+/**
+ * Filters -> WHERE conditions. Values stay text and are bound as parameters; PostgreSQL infers
+ * each parameter's type from the column it is compared with and parses it with that type's
+ * input function, so `id=abc` on an integer is a VALIDATION_ERROR from PostgreSQL, not ours.
+ */
+import type { Filter, Search } from '../../command/command';
+import { assertNever } from '../../command/command';
+import { ident, sql, type Sql } from '../../sql/sql';
+
+export function compileFilter(alias: Sql, filter: Filter): Sql {
+  const col = sql`${alias}.${ident(filter.column.name)}`;
+  switch (filter.op) {
+    case 'eq':
+      return sql`${col} = ${filter.value}`;
+    case 'ne':
+      return sql`${col} <> ${filter.value}`;
+    case 'gt':
+      return sql`${col} > ${filter.value}`;
+    case 'gte':
+      return sql`${col} >= ${filter.value}`;
+    case 'lt':
+      return sql`${col} < ${filter.value}`;
+    case 'lte':
+      return sql`${col} <= ${filter.value}`;
+    case 'in':
+      // One array parameter, typed as the column's array type: any list length, one plan.
+      return sql`${col} = ANY(${[...filter.value]})`;
+    case 'like':
+      return sql`${col}::text LIKE ${filter.value}`;
+    case 'ilike':
+      return sql`${col}::text ILIKE ${filter.value}`;
+    case 'is_null':
+      return filter.value ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
+    case 'contains':
+      // `array @> array`: the one-element parameter takes the column's array type (GIN-indexable).
+      return sql`${col} @> ${[filter.value]}`;
+    default:
+      return assertNever(filter, 'filter');
+  }
+}
+
+/** `search`: websearch_to_tsquery over the text columns (PostgreSQL docs §12.3.2). */
+export function compileSearch(alias: Sql, search: Search, searchConfig: string | undefined): Sql {
+  const document = sql`concat_ws(' ', ${search.columns.map((c) => sql`${alias}.${ident(c.name)}`).reduce((a, b) => sql`${a}, ${b}`)})`;
+  return searchConfig === undefined
+    ? sql`to_tsvector(${document}) @@ websearch_to_tsquery(${search.query})`
+    : sql`to_tsvector(${searchConfig}::regconfig, ${document}) @@ websearch_to_tsquery(${searchConfig}::regconfig, ${search.query})`;
+}

@@ -1,0 +1,40 @@
+/**
+ * ListCommand -> one statement that returns one row: the page as JSON text built by PostgreSQL
+ * (PostgREST's json_agg shape), the row count, the last row's ordering keys as text (for
+ * next_cursor) and, on request, the total. Node never parses the rows.
+ */
+import type { ListCommand } from '../../command/command';
+import { empty, ident, join, sql, type Sql } from '../../sql/sql';
+import { compileAfterCursor, compileOrderBy } from './compile-cursor';
+import { compileFilter, compileSearch } from './compile-filter';
+
+const t = sql`_t`;
+
+export function whereClause(conditions: readonly Sql[]): Sql {
+  return conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
+}
+
+export function compileList(command: ListCommand, searchConfig: string | undefined): Sql {
+  const { table, distinct } = command;
+  const from = sql`${ident(table.schema, table.name)} AS _t`;
+  const conditions = command.filters.map((f) => compileFilter(t, f));
+  if (command.search) conditions.push(compileSearch(t, command.search, searchConfig));
+  const where = whereClause(conditions);
+
+  // The page is read from `s`: the table itself, or its distinct values of one column.
+  const source = distinct ? sql`(SELECT DISTINCT _t.${ident(distinct.name)} FROM ${from}${where}) AS _s` : from;
+  const s = distinct ? sql`_s` : t;
+  const pageConditions = distinct ? [] : [...conditions];
+  if (command.cursor) pageConditions.push(compileAfterCursor(s, command.order, command.cursor.values));
+
+  const selected = join(command.select.map((c) => sql`${s}.${ident(c.name)}`));
+  const keys = command.order.length
+    ? sql`json_build_array(${join(command.order.map((k) => sql`${s}.${ident(k.column.name)}::text`))})`
+    : sql`NULL::json`;
+  const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
+  const total = command.countExact ? sql`, (SELECT count(*) FROM ${source})::text` : empty;
+
+  // to_json over a LATERAL row keeps the column names and has no 100-argument limit
+  // (json_build_object would stop at 50 columns).
+  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, (json_agg(_p.k) -> -1)::text${total} FROM (SELECT to_json(_r) AS r, ${keys} AS k FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${whereClause(pageConditions)}${orderBy} LIMIT ${command.limit} OFFSET ${command.offset}) AS _p`;
+}

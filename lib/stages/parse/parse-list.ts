@@ -1,0 +1,150 @@
+/**
+ * Query parameters of `GET /{table}` -> ListCommand. Reserved parameter names come first; any
+ * other key is a filter on a column (a column whose name is reserved is still filterable
+ * key-style: `limit.eq=5`).
+ */
+import type { Column, Table } from '../../schema/schema-types';
+import type { Filter, ListCommand, Search, SortKey } from '../../command/command';
+import type { ResolvedConfig } from '../../config/resolved-config';
+import { GatewayError } from '../../errors/gateway-error';
+import type { CursorCodec } from './cursor-codec';
+import { parseKeyStyle, parseValueStyle, splitKeyStyle } from './parse-filter';
+import { clip, resolveColumn } from './resolve-names';
+import { splitList } from './split-list';
+
+export const reservedParameters = ['select', 'sort', 'limit', 'offset', 'cursor', 'distinct', 'search', 'search_columns', 'count', 'expand'] as const;
+type Reserved = (typeof reservedParameters)[number];
+const reservedSet: ReadonlySet<string> = new Set(reservedParameters);
+
+const MAX_INTEGER_DIGITS = 15;
+
+export function parseList(table: Table, query: readonly (readonly [string, string])[], config: ResolvedConfig, cursors: CursorCodec): ListCommand {
+  const reserved = new Map<Reserved, string>();
+  const filters: Filter[] = [];
+  for (const [key, raw] of query) {
+    if (reservedSet.has(key)) {
+      if (reserved.has(key as Reserved)) throw new GatewayError('PARSE_ERROR', `The \`${key}\` parameter is given more than once.`);
+      reserved.set(key as Reserved, raw);
+      continue;
+    }
+    const column = table.columnsByName.get(key);
+    if (column) {
+      filters.push(parseValueStyle(column, raw));
+      continue;
+    }
+    const keyStyle = splitKeyStyle(table, key);
+    if (keyStyle) {
+      filters.push(parseKeyStyle(keyStyle.column, keyStyle.op, raw));
+      continue;
+    }
+    resolveColumn(table, key.includes('.') ? key.slice(0, key.lastIndexOf('.')) : key, 'a filter');
+  }
+
+  if (reserved.has('expand')) {
+    throw new GatewayError('PARSE_ERROR', 'The `expand` parameter is not supported by this version of tablegate.');
+  }
+
+  const distinctName = reserved.get('distinct');
+  const distinct = distinctName === undefined ? null : resolveColumn(table, distinctName, '`distinct`');
+  const selectText = reserved.get('select');
+  const select = distinct ? distinctSelect(table, distinct, selectText) : parseSelect(table, selectText);
+  const sort = parseSort(table, reserved.get('sort'));
+  if (distinct && sort.some((k) => k.column !== distinct)) {
+    throw new GatewayError('PARSE_ERROR', `With \`distinct=${distinct.name}\` the rows can only be sorted by \`${distinct.name}\`.`);
+  }
+
+  const tieBreaker: readonly Column[] = distinct ? [distinct] : table.primaryKey;
+  const order: SortKey[] = [...sort];
+  for (const column of tieBreaker) if (!order.some((k) => k.column === column)) order.push({ column, descending: false });
+
+  const requested = parseInteger(reserved.get('limit'), 'limit');
+  const limit = Math.min(requested ?? config.defaultLimit, config.maxLimit);
+  const offset = parseInteger(reserved.get('offset'), 'offset') ?? 0;
+
+  const cursorText = reserved.get('cursor');
+  let cursor: ListCommand['cursor'] = null;
+  if (cursorText !== undefined) {
+    if (reserved.has('offset')) throw new GatewayError('PARSE_ERROR', 'Use either `cursor` or `offset`, not both.');
+    if (tieBreaker.length === 0) {
+      throw new GatewayError('PARSE_ERROR', `Table \`${table.name}\` has no primary key, so it cannot be paged with a cursor.`, { hint: 'Page with limit and offset.' });
+    }
+    cursor = { values: cursors.decode(table, order, cursorText) };
+  }
+
+  const countText = reserved.get('count');
+  if (countText !== undefined && countText !== 'exact') throw new GatewayError('PARSE_ERROR', '`count` takes the value `exact`.');
+
+  return Object.freeze({
+    kind: 'list',
+    table,
+    select,
+    explicitSelect: selectText !== undefined,
+    filters: Object.freeze(filters),
+    search: parseSearch(table, reserved.get('search'), reserved.get('search_columns')),
+    sort: Object.freeze(sort),
+    order: Object.freeze(order),
+    limit,
+    offset,
+    cursor,
+    distinct,
+    countExact: countText === 'exact',
+  });
+}
+
+export function parseSelect(table: Table, text: string | undefined): readonly Column[] {
+  if (text === undefined || text === '*') return table.columns;
+  const columns: Column[] = [];
+  for (const name of splitList(text, 'select')) {
+    if (name === '') throw new GatewayError('PARSE_ERROR', 'The `select` parameter has an empty column name.', { hint: 'Write select=col1,col2.' });
+    const column = resolveColumn(table, name, '`select`');
+    if (!columns.includes(column)) columns.push(column);
+  }
+  return Object.freeze(columns);
+}
+
+function distinctSelect(table: Table, distinct: Column, text: string | undefined): readonly Column[] {
+  if (text !== undefined) {
+    const selected = parseSelect(table, text);
+    if (selected.length !== 1 || selected[0] !== distinct) {
+      throw new GatewayError('PARSE_ERROR', `With \`distinct=${distinct.name}\` only that column can be selected.`);
+    }
+  }
+  return Object.freeze([distinct]);
+}
+
+/** `sort=a,-b,c:asc,d:desc`; an entry that is exactly a column name is that column. */
+export function parseSort(table: Table, text: string | undefined): SortKey[] {
+  if (text === undefined) return [];
+  return splitList(text, 'sort').map((entry) => {
+    if (entry === '') throw new GatewayError('PARSE_ERROR', 'The `sort` parameter has an empty entry.', { hint: 'Write sort=col,-col2 or sort=col:desc.' });
+    const exact = table.columnsByName.get(entry);
+    if (exact) return { column: exact, descending: false };
+    if (entry.startsWith('-')) return { column: resolveColumn(table, entry.slice(1), '`sort`'), descending: true };
+    const colon = entry.lastIndexOf(':');
+    if (colon > 0) {
+      const direction = entry.slice(colon + 1);
+      if (direction === 'asc' || direction === 'desc') {
+        return { column: resolveColumn(table, entry.slice(0, colon), '`sort`'), descending: direction === 'desc' };
+      }
+    }
+    return { column: resolveColumn(table, entry, '`sort`'), descending: false };
+  });
+}
+
+function parseSearch(table: Table, query: string | undefined, columnsText: string | undefined): Search | null {
+  if (query === undefined) {
+    if (columnsText !== undefined) throw new GatewayError('PARSE_ERROR', '`search_columns` needs a `search` parameter.');
+    return null;
+  }
+  const columns = columnsText === undefined ? table.columns.filter((c) => c.category === 'S') : parseSelect(table, columnsText);
+  if (columns.length === 0) throw new GatewayError('PARSE_ERROR', `Table \`${table.name}\` has no text columns to search.`, { hint: 'Name columns with search_columns.' });
+  return Object.freeze({ query, columns: Object.freeze([...columns]) });
+}
+
+function parseInteger(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || text.length > MAX_INTEGER_DIGITS) {
+    throw new GatewayError('PARSE_ERROR', `\`${name}\` must be a non-negative integer, not \`${clip(text)}\`.`);
+  }
+  return Number(text);
+}

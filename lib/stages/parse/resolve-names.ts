@@ -1,0 +1,29 @@
+/**
+ * The one place caller text becomes schema objects (PostgREST's ApiRequest -> Plan split).
+ * Unknown table -> 404, unknown column -> 400 with the nearest name as a hint.
+ */
+import { GatewayError } from '../../errors/gateway-error';
+import { nearestName } from '../../errors/nearest-name';
+import type { Column, SchemaCache, Table } from '../../schema/schema-types';
+
+export function resolveTable(schema: SchemaCache, name: string): Table {
+  const table = schema.tablesByName.get(name);
+  if (table) return table;
+  const near = nearestName(name, schema.tablesByName.keys());
+  throw new GatewayError('NOT_FOUND', `No table named \`${clip(name)}\` is exposed.`, near === undefined ? {} : { hint: `Did you mean \`${near}\`?` });
+}
+
+export function resolveColumn(table: Table, name: string, where: string): Column {
+  const column = table.columnsByName.get(name);
+  if (column) return column;
+  const near = nearestName(name, table.columnsByName.keys());
+  throw new GatewayError('UNKNOWN_COLUMN', `Table \`${table.name}\` has no column \`${clip(name)}\` (in ${where}).`, {
+    details: { table: table.name, column: clip(name), in: where },
+    ...(near === undefined ? {} : { hint: `Did you mean \`${near}\`?` }),
+  });
+}
+
+/** Caller text echoed in messages is clipped so a 100 kB name does not come back 100 kB long. */
+export function clip(text: string, max = 64): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,37 @@
+/**
+ * Runs the six stages in order over one context. Each stage's value is stored on the context
+ * (visible to host middleware as `res.locals.gateway`) before the next stage runs.
+ */
+import { GatewayConfigError } from '../errors/gateway-config-error';
+import type { GatewayContext, Result, StageOverrides, Stages } from './stage-types';
+import { stageNames } from './stage-types';
+
+export async function runPipeline(stages: Stages, ctx: GatewayContext): Promise<Result> {
+  const withIdentity = Object.assign(ctx, { identity: await stages.auth(ctx) });
+  const parsed = Object.assign(withIdentity, { command: await stages.parse(withIdentity) });
+  parsed.command = await stages.policy(parsed);
+  parsed.command = await stages.allowList(parsed);
+  const planned = Object.assign(parsed, { plan: await stages.compile(parsed) });
+  const result = await stages.execute(planned);
+  ctx.result = result;
+  return result;
+}
+
+/** Applies `options.stages`: each replacement gets the default stage as its second argument. */
+export function applyStageOverrides(defaults: Stages, overrides: StageOverrides | undefined): Stages {
+  const stages = { ...defaults };
+  if (!overrides) return Object.freeze(stages);
+  for (const key of Object.keys(overrides)) {
+    if (!(stageNames as readonly string[]).includes(key)) {
+      throw new GatewayConfigError(`unknown stage \`${key}\` in options.stages; the stages are ${stageNames.join(', ')}`, `stages.${key}`);
+    }
+  }
+  for (const name of stageNames) {
+    const override = overrides[name];
+    if (override === undefined) continue;
+    if (typeof override !== 'function') throw new GatewayConfigError(`options.stages.${name} must be a function (ctx, defaultStage) => value`, `stages.${name}`);
+    const fallback = defaults[name];
+    (stages as Record<string, unknown>)[name] = (ctx: never) => (override as (c: never, d: unknown) => unknown)(ctx, fallback);
+  }
+  return Object.freeze(stages);
+}
