@@ -1,0 +1,217 @@
+/**
+ * Turns catalog rows into the schema cache: cross-linked, deep-frozen objects.
+ *
+ * In: `RawSchema` rows and the configured schemas in resolution order. Out: a `SchemaCache` whose
+ * tables, columns, keys and functions are the only references later stages hold. A `ForeignKey`
+ * is one object shared by `table.foreignKeys` and `referencedTable.referencedBy`, so identity
+ * comparison works across both directions. Table <-> ForeignKey is a cycle, so everything is
+ * built mutable first and frozen only at the end. Never throws on odd rows (a catalog change
+ * between two introspection queries): rows that do not fit are skipped.
+ */
+import type { RawColumn, RawConstraint, RawFunction, RawRelation, RawSchema } from './introspect';
+import type { Column, DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from './schema-types';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+interface Draft {
+  readonly table: Table;
+  readonly columns: Column[];
+  readonly columnsByName: Map<string, Column>;
+  readonly primaryKey: Column[];
+  readonly uniqueKeys: UniqueKey[];
+  readonly foreignKeys: ForeignKey[];
+  readonly referencedBy: ForeignKey[];
+}
+
+const TABLE_KINDS: ReadonlySet<string> = new Set(['r', 'p', 'v', 'm', 'f']);
+const INPUT_MODES: ReadonlySet<string> = new Set(['i', 'b', 'v']);
+const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
+
+// Object.freeze does not stop Map#set; a stage mutating the shared cache would corrupt every request.
+function lockMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
+  const refuse = (): never => {
+    throw new TypeError('the schema cache is read-only');
+  };
+  for (const method of ['set', 'delete', 'clear']) Object.defineProperty(map, method, { value: refuse });
+  return Object.freeze(map);
+}
+
+function toColumn(raw: RawColumn): Column {
+  const identity = raw.identity === 'a' || raw.identity === 'd' ? raw.identity : '';
+  return {
+    name: raw.name,
+    position: raw.position,
+    type: raw.type,
+    typeOid: raw.typeOid,
+    category: raw.category,
+    elementType: raw.elementType,
+    nullable: !raw.notNull,
+    // Identity columns get their value without a pg_attrdef row (atthasdef is false), but an
+    // INSERT may omit them all the same.
+    hasDefault: raw.hasDefault || identity !== '',
+    identity,
+    generated: raw.generated !== '',
+  };
+}
+
+function newDraft(raw: RawRelation): Draft {
+  const draft = {
+    columns: [] as Column[],
+    columnsByName: new Map<string, Column>(),
+    primaryKey: [] as Column[],
+    uniqueKeys: [] as UniqueKey[],
+    foreignKeys: [] as ForeignKey[],
+    referencedBy: [] as ForeignKey[],
+  };
+  // The table shares the draft's arrays and map, so filling the draft fills the table.
+  const table: Table = {
+    schema: raw.schema,
+    name: raw.name,
+    kind: raw.kind as Table['kind'],
+    oid: raw.oid,
+    ...draft,
+    rlsEnabled: raw.rlsEnabled,
+    rlsForced: raw.rlsForced,
+  };
+  return { table, ...draft };
+}
+
+/** Resolves names to columns; undefined when any name is unknown or the list is empty. */
+function resolve(draft: Draft, names: readonly string[]): Column[] | undefined {
+  const columns: Column[] = [];
+  for (const name of names) {
+    const column = draft.columnsByName.get(name);
+    if (column === undefined) return undefined;
+    columns.push(column);
+  }
+  return columns.length > 0 ? columns : undefined;
+}
+
+function addConstraint(raw: RawConstraint, drafts: ReadonlyMap<number, Draft>): void {
+  const draft = drafts.get(raw.relationOid);
+  if (draft === undefined) return;
+  const columns = resolve(draft, raw.columns);
+  if (columns === undefined) return;
+  if (raw.type === 'f') {
+    // A reference outside the configured schemas cannot be expanded or named: drop it.
+    const target = raw.referencedRelationOid === null ? undefined : drafts.get(raw.referencedRelationOid);
+    if (target === undefined) return;
+    const referencedColumns = resolve(target, raw.referencedColumns);
+    if (referencedColumns === undefined || referencedColumns.length !== columns.length) return;
+    const fk: ForeignKey = { name: raw.name, table: draft.table, columns, referencedTable: target.table, referencedColumns };
+    draft.foreignKeys.push(fk);
+    target.referencedBy.push(fk);
+    return;
+  }
+  const primary = raw.type === 'p';
+  if (primary) {
+    if (draft.primaryKey.length > 0) return;
+    draft.primaryKey.push(...columns);
+  }
+  draft.uniqueKeys.push({ name: raw.name, columns, primary });
+}
+
+function toFunction(raw: RawFunction): DbFunction {
+  const args: Mutable<FunctionArg>[] = [];
+  raw.argTypes.forEach((type, i) => {
+    const mode = raw.argModes?.[i] ?? 'i';
+    if (!INPUT_MODES.has(mode)) return;
+    args.push({
+      name: raw.argNames?.[i] ?? '',
+      type,
+      mode: mode as FunctionArg['mode'],
+      hasDefault: false,
+      variadic: mode === 'v',
+    });
+  });
+  // pronargdefaults counts the trailing input arguments that have defaults.
+  for (let i = Math.max(0, args.length - raw.defaults); i < args.length; i++) {
+    const arg = args[i];
+    if (arg !== undefined) arg.hasDefault = true;
+  }
+  const volatility = raw.volatility === 'i' || raw.volatility === 's' ? raw.volatility : 'v';
+  return Object.freeze({
+    schema: raw.schema,
+    name: raw.name,
+    oid: raw.oid,
+    identityArgs: raw.identityArgs,
+    args: Object.freeze(args.map((a) => Object.freeze(a))),
+    defaults: raw.defaults,
+    variadic: raw.variadic,
+    returnType: raw.returnType,
+    returnsSet: raw.returnsSet,
+    volatility,
+  });
+}
+
+function freezeDraft(draft: Draft): void {
+  draft.columns.forEach((c) => Object.freeze(c));
+  Object.freeze(draft.columns);
+  lockMap(draft.columnsByName);
+  Object.freeze(draft.primaryKey);
+  for (const key of draft.uniqueKeys) {
+    Object.freeze(key.columns);
+    Object.freeze(key);
+  }
+  Object.freeze(draft.uniqueKeys);
+  // Each FK is frozen from its owning table; referencedBy only holds FKs owned by some draft.
+  for (const fk of draft.foreignKeys) {
+    Object.freeze(fk.columns);
+    Object.freeze(fk.referencedColumns);
+    Object.freeze(fk);
+  }
+  Object.freeze(draft.foreignKeys);
+  Object.freeze(draft.referencedBy);
+  Object.freeze(draft.table);
+}
+
+export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): SchemaCache {
+  const order = new Map<string, number>();
+  schemas.forEach((s, i) => {
+    if (!order.has(s) && !SYSTEM_SCHEMAS.has(s)) order.set(s, i);
+  });
+  const rank = (schema: string): number => order.get(schema) ?? Number.MAX_SAFE_INTEGER;
+  const byPlace = (a: { schema: string; name: string }, b: { schema: string; name: string }): number =>
+    rank(a.schema) - rank(b.schema) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+  const drafts = new Map<number, Draft>();
+  const relations = raw.relations.filter((r) => order.has(r.schema) && TABLE_KINDS.has(r.kind));
+  for (const relation of [...relations].sort(byPlace)) {
+    if (!drafts.has(relation.oid)) drafts.set(relation.oid, newDraft(relation));
+  }
+
+  const columns = [...raw.columns].sort((a, b) => a.relationOid - b.relationOid || a.position - b.position);
+  for (const rawColumn of columns) {
+    const draft = drafts.get(rawColumn.relationOid);
+    if (draft === undefined || draft.columnsByName.has(rawColumn.name)) continue;
+    const column = toColumn(rawColumn);
+    draft.columns.push(column);
+    draft.columnsByName.set(column.name, column);
+  }
+
+  // Primary keys first, then unique keys, then foreign keys, each by name: stable list order.
+  const kindOrder = { p: 0, u: 1, f: 2 } as const;
+  const constraints = raw.constraints
+    .filter((c) => c.type in kindOrder)
+    .sort((a, b) => kindOrder[a.type] - kindOrder[b.type] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const constraint of constraints) addConstraint(constraint, drafts);
+
+  const tables = [...drafts.values()].map((d) => d.table);
+  const tablesByName = new Map<string, Table>();
+  for (const table of tables) if (!tablesByName.has(table.name)) tablesByName.set(table.name, table);
+
+  for (const draft of drafts.values()) freezeDraft(draft);
+
+  const functions = raw.functions
+    .filter((f) => order.has(f.schema))
+    .sort(byPlace)
+    .map(toFunction);
+
+  return Object.freeze({
+    schemas: Object.freeze([...order.keys()]),
+    tables: Object.freeze(tables),
+    tablesByName: lockMap(tablesByName),
+    functions: Object.freeze(functions),
+    loadedAt: new Date(),
+  });
+}

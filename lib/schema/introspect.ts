@@ -1,0 +1,233 @@
+/**
+ * Reads the system catalogs of the configured schemas into plain rows (`RawSchema`).
+ *
+ * In: a queryable (pool or client) and the schema names. Out: four lists of rows, one per
+ * catalog query, whatever the number of tables. It never filters by privilege: PostgreSQL
+ * enforces GRANTs and RLS at query time, and a table the role cannot read still deserves a 403
+ * rather than a 404. Cross-linking and freezing happen in `buildSchemaCache`.
+ *
+ * Catalogs: PostgreSQL manual, "System Catalogs" (https://www.postgresql.org/docs/current/catalogs.html),
+ * the sections on pg_class, pg_attribute, pg_type, pg_constraint, pg_proc, pg_depend and
+ * pg_namespace; format_type() and pg_get_function_identity_arguments() are in "System Information
+ * Functions and Operators" (https://www.postgresql.org/docs/current/functions-info.html).
+ */
+
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+export interface RawRelation {
+  readonly oid: number;
+  readonly schema: string;
+  readonly name: string;
+  /** `pg_class.relkind`. */
+  readonly kind: string;
+  readonly rlsEnabled: boolean;
+  readonly rlsForced: boolean;
+}
+
+export interface RawColumn {
+  readonly relationOid: number;
+  readonly position: number;
+  readonly name: string;
+  readonly type: string;
+  readonly typeOid: number;
+  readonly category: string;
+  readonly elementType: string | null;
+  readonly notNull: boolean;
+  readonly hasDefault: boolean;
+  /** `pg_attribute.attidentity`: '', 'a' or 'd'. */
+  readonly identity: string;
+  /** `pg_attribute.attgenerated`: '' when not generated, 's' stored, 'v' virtual (PostgreSQL 18). */
+  readonly generated: string;
+}
+
+export interface RawConstraint {
+  readonly relationOid: number;
+  readonly name: string;
+  readonly type: 'p' | 'u' | 'f';
+  /** Column names in key order. */
+  readonly columns: readonly string[];
+  /** Foreign keys only (else null): the referenced relation, which may lie outside the schemas. */
+  readonly referencedRelationOid: number | null;
+  /** Foreign keys only: referenced column names, matching `columns` one to one. */
+  readonly referencedColumns: readonly string[];
+}
+
+export interface RawFunction {
+  readonly oid: number;
+  readonly schema: string;
+  readonly name: string;
+  readonly identityArgs: string;
+  /** `proargnames`: every argument (OUT included when `argModes` is set), '' when unnamed; null when none is named. */
+  readonly argNames: readonly string[] | null;
+  /** `proargmodes`; null means every argument is IN. */
+  readonly argModes: readonly string[] | null;
+  /** `format_type()` of `proallargtypes`, or of `proargtypes` when that is null. */
+  readonly argTypes: readonly string[];
+  /** `pronargdefaults`: how many trailing input arguments have defaults. */
+  readonly defaults: number;
+  readonly variadic: boolean;
+  readonly returnType: string;
+  readonly returnsSet: boolean;
+  readonly volatility: string;
+}
+
+export interface RawSchema {
+  readonly relations: readonly RawRelation[];
+  readonly columns: readonly RawColumn[];
+  readonly constraints: readonly RawConstraint[];
+  readonly functions: readonly RawFunction[];
+}
+
+// Shared filter: the relations the API can expose. `name = text` comparison needs PostgreSQL 12+,
+// as do attgenerated and conparentid below.
+const RELATION_FILTER = `
+  n.nspname = ANY($1::text[])
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`;
+
+const RELATIONS_SQL = `
+SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
+       c.relrowsecurity AS rls_enabled, c.relforcerowsecurity AS rls_forced
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE ${RELATION_FILTER}
+ORDER BY array_position($1::text[], n.nspname::text), c.relname`;
+
+// Arrays (and domains over arrays) have typcategory 'A'; their element is typelem, or the base
+// type's typelem for a domain. The column's typmod applies to the element (varchar(10)[]).
+const COLUMNS_SQL = `
+SELECT a.attrelid AS rel, a.attnum AS position, a.attname AS name,
+       format_type(a.atttypid, a.atttypmod) AS type, a.atttypid AS type_oid, t.typcategory AS category,
+       CASE WHEN t.typcategory = 'A'
+            THEN format_type(COALESCE(NULLIF(t.typelem, 0), bt.typelem), a.atttypmod) END AS element_type,
+       a.attnotnull AS not_null, a.atthasdef AS has_default,
+       a.attidentity AS identity, a.attgenerated AS generated
+FROM pg_attribute a
+JOIN pg_class c ON c.oid = a.attrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
+WHERE ${RELATION_FILTER}
+  AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attrelid, a.attnum`;
+
+// conkey/confkey are attnum arrays; WITH ORDINALITY keeps key order through the join to names.
+// A foreign key that references a partitioned table is cloned onto each of its partitions
+// (conparentid <> 0, referenced relation is a partition): those clones are an implementation
+// detail and would show up as extra relations, so they are skipped.
+const CONSTRAINTS_SQL = `
+SELECT con.conrelid AS rel, con.conname AS name, con.contype AS type,
+       NULLIF(con.confrelid, 0) AS ref_rel,
+       ARRAY(SELECT a.attname::text
+             FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
+             JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+             ORDER BY k.ord) AS columns,
+       ARRAY(SELECT a.attname::text
+             FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, ord)
+             JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
+             ORDER BY k.ord) AS ref_columns
+FROM pg_constraint con
+JOIN pg_class c ON c.oid = con.conrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_class rc ON rc.oid = con.confrelid
+WHERE ${RELATION_FILTER}
+  AND con.contype IN ('p', 'u', 'f')
+  AND NOT (con.contype = 'f' AND con.conparentid <> 0 AND rc.relispartition)
+ORDER BY con.conrelid, con.contype, con.conname`;
+
+// Only plain functions (prokind 'f'): procedures need CALL and aggregates/window functions cannot
+// be called as RPC. Functions installed by an extension (pg_depend deptype 'e') are the
+// extension's API, not the application's. The return type is format_type(prorettype), not
+// pg_get_function_result(), so it is a type name usable in SQL; "SETOF" is `returns_set`.
+const FUNCTIONS_SQL = `
+SELECT p.oid, n.nspname AS schema, p.proname AS name,
+       pg_get_function_identity_arguments(p.oid) AS identity_args,
+       p.proargnames AS arg_names, p.proargmodes::text[] AS arg_modes,
+       ARRAY(SELECT format_type(u.typ, NULL)
+             FROM unnest(COALESCE(p.proallargtypes, p.proargtypes::oid[])) WITH ORDINALITY AS u(typ, ord)
+             ORDER BY u.ord) AS arg_types,
+       p.pronargdefaults AS defaults, p.provariadic <> 0 AS variadic,
+       format_type(p.prorettype, NULL) AS return_type, p.proretset AS returns_set,
+       p.provolatile AS volatility
+FROM pg_proc p
+JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname = ANY($1::text[])
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  AND p.prokind = 'f'
+  AND NOT EXISTS (
+    SELECT 1 FROM pg_depend d
+    WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+ORDER BY array_position($1::text[], n.nspname::text), p.proname, p.oid`;
+
+/** The number of round trips `introspect` makes, for benchmarks and logs. */
+export const INTROSPECTION_QUERY_COUNT = 4;
+
+// Explicit conversions: a host pool may carry its own type parsers (e.g. oid as string).
+const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
+
+export async function introspect(db: Queryable, schemas: readonly string[]): Promise<RawSchema> {
+  const params = [[...schemas]];
+  // Independent queries: on a pool they run side by side; on a single client pg queues them.
+  const [relations, columns, constraints, functions] = await Promise.all([
+    db.query(RELATIONS_SQL, params),
+    db.query(COLUMNS_SQL, params),
+    db.query(CONSTRAINTS_SQL, params),
+    db.query(FUNCTIONS_SQL, params),
+  ]);
+  return {
+    relations: relations.rows.map(
+      (r): RawRelation => ({
+        oid: Number(r.oid),
+        schema: str(r.schema),
+        name: str(r.name),
+        kind: str(r.kind),
+        rlsEnabled: r.rls_enabled === true,
+        rlsForced: r.rls_forced === true,
+      }),
+    ),
+    columns: columns.rows.map(
+      (r): RawColumn => ({
+        relationOid: Number(r.rel),
+        position: Number(r.position),
+        name: str(r.name),
+        type: str(r.type),
+        typeOid: Number(r.type_oid),
+        category: str(r.category),
+        elementType: r.element_type === null || r.element_type === undefined ? null : str(r.element_type),
+        notNull: r.not_null === true,
+        hasDefault: r.has_default === true,
+        identity: str(r.identity),
+        generated: str(r.generated),
+      }),
+    ),
+    constraints: constraints.rows.map(
+      (r): RawConstraint => ({
+        relationOid: Number(r.rel),
+        name: str(r.name),
+        type: str(r.type) as RawConstraint['type'],
+        columns: strs(r.columns),
+        referencedRelationOid: r.ref_rel === null || r.ref_rel === undefined ? null : Number(r.ref_rel),
+        referencedColumns: strs(r.ref_columns),
+      }),
+    ),
+    functions: functions.rows.map(
+      (r): RawFunction => ({
+        oid: Number(r.oid),
+        schema: str(r.schema),
+        name: str(r.name),
+        identityArgs: str(r.identity_args),
+        argNames: Array.isArray(r.arg_names) ? strs(r.arg_names) : null,
+        argModes: Array.isArray(r.arg_modes) ? strs(r.arg_modes) : null,
+        argTypes: strs(r.arg_types),
+        defaults: Number(r.defaults),
+        variadic: r.variadic === true,
+        returnType: str(r.return_type),
+        returnsSet: r.returns_set === true,
+        volatility: str(r.volatility),
+      }),
+    ),
+  };
+}
