@@ -1,0 +1,285 @@
+/**
+ * Every configuration key, written once: the `[gateway]` and `[access]` sections of gw.toml and
+ * their camelCase option forms. The JSON schemas that validate files and options, the defaults,
+ * the env fallbacks, which values are secret and which are paths all come from this table, and a
+ * unit test checks that docs/configuration.md lists every key, so nothing can exist in one place
+ * and be missing in another.
+ *
+ * The tables are keyed by the ResolvedConfig field name and checked with `satisfies`, so adding a
+ * field to ResolvedConfig without a row here (or the reverse) fails the build.
+ */
+import type { AccessConfig, ResolvedConfig } from './resolved-config';
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface ConfigKey {
+  /** snake_case name in gw.toml. */
+  readonly key: string;
+  /** camelCase option name, also the ResolvedConfig field. */
+  readonly option: string;
+  /** JSON schema of one value (ajv, strict mode). */
+  readonly schema: JsonSchema;
+  /** Built-in default; `undefined` means unset. */
+  readonly default: unknown;
+  /** Non-enumerable on the resolved config and never echoed in an error message. */
+  readonly secret: boolean;
+  /** Environment variable used when neither an option nor the file sets the key. */
+  readonly env?: string;
+  /** A file path: a relative path in gw.toml resolves against the file's directory. */
+  readonly isPath?: boolean;
+  /** Accepted as an option only, not in gw.toml (an inline object has no TOML key of its own). */
+  readonly optionOnly?: boolean;
+  /** What a valid value looks like, when the schema alone says it badly. */
+  readonly expects?: string;
+  /** Example value for error messages, when there is no default to show. */
+  readonly example?: unknown;
+  readonly description: string;
+}
+
+type Row = Omit<ConfigKey, 'option'>;
+export type GatewayOptionName = Exclude<keyof ResolvedConfig, 'access'>;
+
+/** Signature algorithms `jsonwebtoken` verifies; `none` is deliberately absent. */
+export const jwtAlgorithmNames = [
+  'HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512',
+  'ES256', 'ES384', 'ES512', 'EdDSA',
+] as const;
+
+// PostgreSQL int4 settings and Node timers both stop at 2^31-1.
+const MAX_INT4 = 2147483647;
+
+const text = { type: 'string', minLength: 1 };
+const flag = { type: 'boolean' };
+const stringList = { type: 'array', minItems: 1, items: text };
+function integer(minimum: number, maximum: number = Number.MAX_SAFE_INTEGER): JsonSchema {
+  return { type: 'integer', minimum, maximum };
+}
+
+const gatewayRows = {
+  databaseUrl: {
+    key: 'database_url', schema: text, default: undefined, secret: true,
+    example: 'postgres://gateway@localhost:5432/app',
+    description: 'PostgreSQL connection URL (connection-policy parameters go in its query string); required unless a pool is given.',
+  },
+  bind: {
+    key: 'bind', schema: text, default: '127.0.0.1:3000', secret: false, expects: 'host:port',
+    description: 'Listen address of `tablegate serve`; ignored when mounted as middleware.',
+  },
+  schemas: {
+    key: 'schemas', schema: stringList, default: ['public'], secret: false,
+    description: 'Database schemas whose tables and functions are exposed, in resolution order.',
+  },
+  adminToken: {
+    key: 'admin_token', schema: text, default: undefined, secret: true, example: 'change-me',
+    description: 'Bearer token required by /metrics and /health/internal; unset = open (restrict by network).',
+  },
+  allowListPath: {
+    key: 'allow_list_path', schema: text, default: undefined, secret: false, isPath: true, example: 'allow-list.txt',
+    description: 'Query allow-list file; when set, query patterns not listed are rejected (403).',
+  },
+  policy: {
+    key: 'policy', schema: text, default: undefined, secret: false, example: 'policies: []',
+    description: 'Legacy route policy as inline YAML text (prefer [access]).',
+  },
+  policyPath: {
+    key: 'policy_path', schema: text, default: undefined, secret: false, isPath: true, example: 'policy.yaml',
+    description: 'Legacy route policy YAML file (prefer [access]).',
+  },
+  rpcRequireSchemaQualified: {
+    key: 'rpc_require_schema_qualified', schema: flag, default: false, secret: false,
+    description: 'Reject unqualified function names in /rpc; require `schema.function`.',
+  },
+  rpcAllowlistPath: {
+    key: 'rpc_allowlist_path', schema: text, default: undefined, secret: false, isPath: true, example: 'rpc-allow.txt',
+    description: 'Function allow-list file (one function per line, `#` comments); others are blocked (403).',
+  },
+  rpcSignatureCheck: {
+    key: 'rpc_signature_check', schema: flag, default: false, secret: false,
+    description: 'Reject named arguments absent from the function signatures; probe overloads with a parse-only prepare.',
+  },
+  requireAuth: {
+    key: 'require_auth', schema: flag, default: true, secret: false,
+    description: 'Requests without credentials get 401; false lets them through as anonymous.',
+  },
+  defaultLimit: {
+    key: 'default_limit', schema: integer(1), default: 100, secret: false,
+    description: 'Rows per page when a request gives no `limit`; must be <= max_limit.',
+  },
+  maxLimit: {
+    key: 'max_limit', schema: integer(1), default: 1000, secret: false,
+    description: 'Largest page; a larger `limit` is clamped and the applied value echoed.',
+  },
+  maxRequestBodyBytes: {
+    key: 'max_request_body_bytes', schema: integer(1), default: 1048576, secret: false,
+    description: 'Largest accepted JSON body in bytes (413 above).',
+  },
+  maxBatchSize: {
+    key: 'max_batch_size', schema: integer(1), default: 1000, secret: false,
+    description: 'Most rows in one batch create (413 above).',
+  },
+  statementTimeoutMs: {
+    key: 'statement_timeout_ms', schema: integer(0, MAX_INT4), default: 30000, secret: false,
+    description: 'Transaction-local `statement_timeout` for every request, in ms; 0 disables.',
+  },
+  explainEnabled: {
+    key: 'explain_enabled', schema: flag, default: true, secret: false,
+    description: 'Serve GET /{table}/_explain (runs EXPLAIN ANALYZE); false turns the route off.',
+  },
+  jwtSecret: {
+    key: 'jwt_secret', schema: text, default: undefined, secret: true, env: 'JWT_SECRET', example: 'a-long-random-secret',
+    description: 'Shared secret for HS* tokens; defaults to env JWT_SECRET.',
+  },
+  jwtAlgorithms: {
+    key: 'jwt_algorithms', default: ['HS256'], secret: false,
+    schema: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: jwtAlgorithmNames } },
+    description: 'Accepted JWT signature algorithms (`none` is never accepted).',
+  },
+  jwtAudience: {
+    key: 'jwt_audience', default: undefined, secret: false, example: 'my-api',
+    schema: { type: ['string', 'array'], minLength: 1, minItems: 1, items: text },
+    expects: 'a non-empty string or a non-empty list of strings',
+    description: 'Required `aud` claim (any of the listed values); unchecked when unset.',
+  },
+  jwtIssuer: {
+    key: 'jwt_issuer', schema: text, default: undefined, secret: false, example: 'https://issuer.example',
+    description: 'Required `iss` claim; unchecked when unset.',
+  },
+  jwtClockSkewS: {
+    key: 'jwt_clock_skew_s', schema: integer(0), default: 30, secret: false,
+    description: 'Seconds of clock skew tolerated for `exp` and `nbf`.',
+  },
+  jwtPublicKeyPath: {
+    key: 'jwt_public_key_path', schema: text, default: undefined, secret: false, isPath: true, example: 'jwt.pub.pem',
+    description: 'PEM public key for RS*/PS*/ES*/EdDSA tokens.',
+  },
+  jwksUrl: {
+    key: 'jwks_url', schema: text, default: undefined, secret: false, example: 'https://issuer.example/.well-known/jwks.json',
+    description: 'JWKS endpoint for asymmetric tokens (key chosen by `kid`).',
+  },
+  jwtCookie: {
+    key: 'jwt_cookie', schema: text, default: undefined, secret: false, example: 'access_token',
+    description: 'Cookie that carries the JWT when there is no Authorization header.',
+  },
+  requireTenant: {
+    key: 'require_tenant', schema: flag, default: false, secret: false,
+    description: 'Reject identities without a `tenant_id`.',
+  },
+  allowRlsBypassRole: {
+    key: 'allow_rls_bypass_role', schema: flag, default: false, secret: false,
+    description: 'Let `ready` succeed with a superuser or BYPASSRLS role (logs a warning on every start).',
+  },
+  devMode: {
+    key: 'dev_mode', schema: flag, default: false, secret: false, env: 'GW_DEV_MODE',
+    description: 'Accept x-user-id / x-user-role / x-tenant-id headers on loopback; defaults to env GW_DEV_MODE === "true"; needs JWT_SECRET and a loopback bind.',
+  },
+  cursorSecret: {
+    key: 'cursor_secret', schema: text, default: undefined, secret: true, example: 'another-long-random-secret',
+    description: 'HMAC key that signs pagination cursors; derived from jwt_secret when unset, else random per process.',
+  },
+  searchConfig: {
+    key: 'search_config', default: undefined, secret: false, example: 'english',
+    schema: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?$' },
+    expects: 'a text search configuration name such as english or pg_catalog.english',
+    description: 'Text search configuration for `search`; the server default when unset.',
+  },
+  poolMax: {
+    key: 'pool_max', schema: integer(1), default: 10, secret: false,
+    description: 'Most connections in the pool the gateway creates (ignored for a given pool).',
+  },
+  poolConnectionTimeoutMs: {
+    key: 'pool_connection_timeout_ms', schema: integer(0, MAX_INT4), default: 5000, secret: false,
+    description: 'Wait for a free connection before 503, in ms; 0 waits forever.',
+  },
+} satisfies Record<GatewayOptionName, Row>;
+
+const accessRows = {
+  enabled: {
+    key: 'enabled', schema: flag, default: false, secret: false,
+    description: 'Turns the native access policy on; true by default when `path` or `policy` is given.',
+  },
+  path: {
+    key: 'path', schema: text, default: undefined, secret: false, isPath: true, example: 'access.toml',
+    description: 'Policy file, TOML or JSON.',
+  },
+  policy: {
+    key: 'policy', schema: { type: 'object' }, default: undefined, secret: false, optionOnly: true,
+    example: { default_decision: 'deny' },
+    description: 'Inline policy object with the snake_case keys of a policy file (option only).',
+  },
+} satisfies Record<keyof AccessConfig, Row>;
+
+function toKeys(rows: Record<string, Row>): readonly ConfigKey[] {
+  return Object.freeze(Object.entries(rows).map(([option, row]) => Object.freeze({ option, ...row })));
+}
+
+/** The `[gateway]` keys, in documentation order. */
+export const gatewayKeys: readonly ConfigKey[] = toKeys(gatewayRows);
+/** The `[access]` keys (`policy` is option-only). */
+export const accessKeys: readonly ConfigKey[] = toKeys(accessRows);
+
+/**
+ * The JSON schema of a section, keyed by snake_case (`file`) or camelCase (`options`) names.
+ * `additionalProperties: false` makes every unknown key an error: a typo must not silently
+ * leave a security setting at its default.
+ */
+export function sectionSchema(keys: readonly ConfigKey[], naming: 'file' | 'options'): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const k of keys) {
+    if (naming === 'file' && k.optionOnly === true) continue;
+    properties[naming === 'file' ? k.key : k.option] = k.schema;
+  }
+  return { type: 'object', properties, additionalProperties: false };
+}
+
+/** What a valid value of the key looks like, in words, for error messages. */
+export function describeExpected(key: ConfigKey): string {
+  return key.expects ?? describeSchema(key.schema);
+}
+
+function describeSchema(schema: JsonSchema): string {
+  switch (schema['type']) {
+    case 'boolean':
+      return 'true or false';
+    case 'string':
+      return schema['minLength'] === 1 ? 'a non-empty string' : 'a string';
+    case 'integer': {
+      const min = schema['minimum'];
+      const max = schema['maximum'];
+      const upper = typeof max === 'number' && max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : '';
+      return typeof min === 'number' ? `an integer >= ${min}${upper}` : 'an integer';
+    }
+    case 'array': {
+      const items = (schema['items'] ?? {}) as JsonSchema;
+      const allowed = items['enum'];
+      const of = Array.isArray(allowed) ? `of ${allowed.join(', ')} (no duplicates)` : 'of non-empty strings';
+      return `a non-empty list ${of}`;
+    }
+    case 'object':
+      return 'an object';
+    default:
+      return 'a valid value';
+  }
+}
+
+/**
+ * How an offending value is shown in an error message: a secret only by its kind, so a message
+ * can never carry it into a log; other scalars as they are (truncated).
+ */
+export function describeGot(value: unknown, secret: boolean): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  if (secret) {
+    if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
+    return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  }
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** A value to show after "e.g." in a fix: the default, else the row's example. */
+export function exampleOf(key: ConfigKey): string {
+  const value = key.default ?? key.example;
+  return value === undefined ? '…' : JSON.stringify(value);
+}

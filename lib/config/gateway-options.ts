@@ -1,0 +1,28 @@
+/**
+ * What `createGateway` accepts: the camelCase form of every gw.toml key (derived from
+ * ResolvedConfig, so the two cannot drift), plus the options that are not configuration values.
+ * `resolveConfig` rejects any other key, so a typo fails loudly instead of leaving a security
+ * setting at its default.
+ */
+import type { Pool } from 'pg';
+import type { StageOverrides } from '../stages/stage-types';
+import type { ResolvedConfig } from './resolved-config';
+
+export interface AccessOptions {
+  /** Default: true when `path` or `policy` is given, else false. */
+  readonly enabled?: boolean;
+  /** Policy file, TOML or JSON (relative to the working directory). */
+  readonly path?: string;
+  /** Inline policy, same snake_case keys as a policy file. Give `path` or `policy`, not both. */
+  readonly policy?: Readonly<Record<string, unknown>>;
+}
+
+export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> {
+  /** An existing node-postgres pool; the gateway uses it and never ends it. Replaces `databaseUrl`. */
+  readonly pool?: Pool;
+  /** gw.toml with `[gateway]` and `[access]` sections; explicit options override it. */
+  readonly configFile?: string;
+  readonly access?: AccessOptions;
+  /** Replacement stages; each receives the default stage as its second argument. */
+  readonly stages?: StageOverrides;
+}

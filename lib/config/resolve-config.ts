@@ -1,0 +1,315 @@
+/**
+ * Options + gw.toml + env -> the one frozen ResolvedConfig every stage reads. Runs once, at
+ * construction; nothing here is on the request path.
+ *
+ * Precedence, per key: explicit option > config file > env default (JWT_SECRET, GW_DEV_MODE) >
+ * built-in default. Every unknown key is an error (a typo must not silently weaken security);
+ * every error is a GatewayConfigError naming the key and the fix, and never quotes a secret.
+ * Secrets are non-enumerable getters on the result (as node-postgres hides the password), so
+ * util.inspect, JSON.stringify, object spread and `debug` never print them.
+ */
+import Ajv from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { GatewayConfigError } from '../errors/gateway-config-error';
+import { nearestName } from '../errors/nearest-name';
+import { stageNames } from '../stages/stage-types';
+import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
+import type { ConfigKey } from './config-keys';
+import type { GatewayOptions } from './gateway-options';
+import { loadConfigFile } from './load-config-file';
+import type { ConfigFileValues } from './load-config-file';
+import type { AccessConfig, ResolvedConfig } from './resolved-config';
+
+/** Options that are not configuration values, so they have no gw.toml key. */
+const nonConfigOptions: Readonly<Record<string, Readonly<Record<string, unknown>> | boolean>> = {
+  pool: true, // checked by shape below: any pg-compatible pool
+  configFile: { type: 'string', minLength: 1 },
+  stages: { type: 'object' },
+};
+
+// Compiled once at module load; resolveConfig only runs it.
+const validateOptions = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }).compile({
+  type: 'object',
+  properties: {
+    ...(sectionSchema(gatewayKeys, 'options')['properties'] as Record<string, unknown>),
+    access: sectionSchema(accessKeys, 'options'),
+    ...nonConfigOptions,
+  },
+  additionalProperties: false,
+});
+const optionNames = [...gatewayKeys.map((k) => k.option), 'access', ...Object.keys(nonConfigOptions)];
+
+type Origin = 'option' | 'file' | 'env' | 'default';
+
+/** One resolved value and where it came from, so a cross-field error can name the right spelling. */
+interface Setting {
+  readonly value: unknown;
+  readonly origin: Origin;
+}
+
+export function resolveConfig(options: GatewayOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new GatewayConfigError('gateway options must be an object, e.g. createGateway({ databaseUrl })');
+  }
+  const given = withoutUndefined(options as Record<string, unknown>);
+  if (isRecord(given['access'])) given['access'] = withoutUndefined(given['access']);
+  if (!validateOptions(given)) throw optionError(validateOptions.errors?.[0], given);
+  checkPool(given['pool']);
+  checkStages(given['stages']);
+
+  const file = typeof given['configFile'] === 'string' ? loadConfigFile(given['configFile']) : undefined;
+  const givenAccess = (given['access'] ?? {}) as Record<string, unknown>;
+  const settings = new Map<string, Setting>();
+  for (const key of gatewayKeys) settings.set(key.option, pick(key, given, file?.gateway, env));
+
+  // A given pool is the connection: the file's database_url (e.g. for `tablegate serve`) is not used.
+  if (given['pool'] !== undefined) {
+    if (given['databaseUrl'] !== undefined) {
+      throw new GatewayConfigError('give either the databaseUrl option or the pool option, not both', 'databaseUrl');
+    }
+    settings.set('databaseUrl', { value: undefined, origin: 'option' });
+  }
+  // Policy sources replace each other as a whole: an explicit policy option overrides the file's
+  // policy_path instead of combining into two sources at once.
+  preferOptionSource(settings, given, file, ['policy', 'policyPath']);
+  const access = resolveAccess(givenAccess, file);
+
+  const label = (option: string): string => labelOf(option, settings.get(option)?.origin ?? 'default', file);
+  checkCrossFields(settings, label, given['pool'] !== undefined);
+  return freezeConfig(settings, access);
+}
+
+function pick(key: ConfigKey, given: Record<string, unknown>, file: Readonly<Record<string, unknown>> | undefined, env: NodeJS.ProcessEnv): Setting {
+  if (given[key.option] !== undefined) return { value: given[key.option], origin: 'option' };
+  if (file?.[key.option] !== undefined) return { value: file[key.option], origin: 'file' };
+  const raw = key.env !== undefined ? env[key.env] : undefined;
+  // An empty env var counts as unset: an empty JWT secret must never become the key.
+  if (raw !== undefined && raw !== '') {
+    return { value: key.schema['type'] === 'boolean' ? raw === 'true' : raw, origin: 'env' };
+  }
+  return { value: key.default, origin: 'default' };
+}
+
+function preferOptionSource(settings: Map<string, Setting>, given: Record<string, unknown>, file: ConfigFileValues | undefined, options: readonly string[]): void {
+  const fromOptions = options.filter((o) => given[o] !== undefined);
+  const fromFile = options.filter((o) => file?.gateway[o] !== undefined);
+  const chosen = fromOptions.length > 0 ? fromOptions : fromFile;
+  if (chosen.length > 1) {
+    const names = chosen.map((o) => labelOf(o, fromOptions.length > 0 ? 'option' : 'file', file));
+    throw new GatewayConfigError(`${names.join(' and ')} are both set; keep only one`, options[0]);
+  }
+  if (fromOptions.length > 0) {
+    for (const o of options) if (given[o] === undefined) settings.set(o, { value: undefined, origin: 'option' });
+  }
+}
+
+function resolveAccess(given: Record<string, unknown>, file: ConfigFileValues | undefined): AccessConfig {
+  const fromOptions = given['path'] !== undefined || given['policy'] !== undefined;
+  if (given['path'] !== undefined && given['policy'] !== undefined) {
+    throw new GatewayConfigError('options `access.path` and `access.policy` are both set; give the policy as a file or inline, not both', 'access.policy');
+  }
+  const policyPath = fromOptions ? given['path'] : file?.access['path'];
+  const policy = fromOptions ? given['policy'] : undefined;
+  const hasSource = policyPath !== undefined || policy !== undefined;
+  // A policy that is given but not explicitly enabled is applied: leaving it off would fail open.
+  const enabled = given['enabled'] ?? file?.access['enabled'] ?? hasSource;
+  if (enabled === true && !hasSource) {
+    const where = given['enabled'] !== undefined ? 'option `access.enabled`' : `\`enabled\` in [access] of ${file?.file ?? 'the config file'}`;
+    throw new GatewayConfigError(`${where} is true but no policy is given; set [access] path (or the access.path / access.policy option)`, 'access.enabled');
+  }
+  return {
+    enabled: enabled === true,
+    path: policyPath as string | undefined,
+    policy: policy === undefined ? undefined : clonePolicy(policy),
+  };
+}
+
+function checkCrossFields(settings: Map<string, Setting>, label: (option: string) => string, hasPool: boolean): void {
+  const value = (option: string): unknown => settings.get(option)?.value;
+
+  const databaseUrl = value('databaseUrl');
+  if (databaseUrl === undefined && !hasPool) {
+    throw new GatewayConfigError('database_url is required: set [gateway] database_url in the config file, or pass the databaseUrl or pool option', 'databaseUrl');
+  }
+  if (typeof databaseUrl === 'string' && !isPostgresUrl(databaseUrl)) {
+    // The URL carries the password, so the message describes it without quoting it.
+    throw new GatewayConfigError(`${label('databaseUrl')} must be a postgres:// or postgresql:// URL, e.g. postgres://user@host:5432/db`, 'databaseUrl');
+  }
+
+  const defaultLimit = value('defaultLimit') as number;
+  const maxLimit = value('maxLimit') as number;
+  if (defaultLimit > maxLimit) {
+    throw new GatewayConfigError(`${label('defaultLimit')} (${defaultLimit}) must be <= ${label('maxLimit')} (${maxLimit}); lower the first or raise the second`, 'defaultLimit');
+  }
+
+  const bind = parseBind(value('bind') as string);
+  if (bind === undefined) {
+    throw new GatewayConfigError(`${label('bind')} must be host:port with a port from 0 to 65535, e.g. "127.0.0.1:3000" or "[::1]:3000" (got ${describeGot(value('bind'), false)})`, 'bind');
+  }
+
+  const schemas = value('schemas') as readonly string[];
+  const bad = schemas.find((s) => !isIdentifier(s));
+  if (bad !== undefined) {
+    throw new GatewayConfigError(`${label('schemas')} must list schema names (letters, digits, _ and $, not starting with a digit, at most 63 bytes); ${describeGot(bad, false)} is not one`, 'schemas');
+  }
+  const duplicate = schemas.find((s, i) => schemas.indexOf(s) !== i);
+  if (duplicate !== undefined) {
+    throw new GatewayConfigError(`${label('schemas')} lists ${JSON.stringify(duplicate)} twice; list each schema once`, 'schemas');
+  }
+
+  // Contract §5 / spec "Authentication" 4: dev mode is fail-closed at startup.
+  if (value('devMode') === true) {
+    if (value('jwtSecret') === undefined) {
+      throw new GatewayConfigError(`GW_DEV_MODE=true requires JWT_SECRET (dev mode is on via ${label('devMode')}): set env JWT_SECRET, the jwtSecret option or [gateway] jwt_secret, or turn dev mode off`, 'jwtSecret');
+    }
+    if (!isLoopback(bind.host)) {
+      throw new GatewayConfigError(`dev mode (via ${label('devMode')}) requires a loopback bind such as 127.0.0.1:3000, but ${label('bind')} is ${JSON.stringify(value('bind'))}; bind to loopback or turn dev mode off`, 'bind');
+    }
+  }
+}
+
+function freezeConfig(settings: Map<string, Setting>, access: AccessConfig): ResolvedConfig {
+  const out: Record<string, unknown> = {};
+  for (const key of gatewayKeys) {
+    const value = deepFreeze(cloneData(settings.get(key.option)?.value));
+    if (key.secret) {
+      // A getter rather than a value: even `util.inspect(x, { showHidden: true })` (DEBUG_SHOW_HIDDEN)
+      // prints only `[Getter]`.
+      Object.defineProperty(out, key.option, { get: () => value, enumerable: false, configurable: false });
+    } else {
+      out[key.option] = value;
+    }
+  }
+  out['access'] = deepFreeze({ ...access });
+  return Object.freeze(out) as unknown as ResolvedConfig;
+}
+
+function optionError(error: ErrorObject | undefined, given: Record<string, unknown>): GatewayConfigError {
+  const segments = (error?.instancePath ?? '').split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const inAccess = segments[0] === 'access' && segments.length > 1;
+  if (error?.keyword === 'additionalProperties') {
+    const unknown = String(error.params['additionalProperty']);
+    const scope = segments[0] === 'access' ? 'access.' : '';
+    const candidates = scope === '' ? optionNames : accessKeys.map((k) => k.option);
+    const guess = nearestName(unknown, candidates);
+    const fix = guess !== undefined ? `did you mean \`${scope}${guess}\`?` : 'options are the camelCase forms of the gw.toml keys (see docs/configuration.md)';
+    return new GatewayConfigError(`unknown option \`${scope}${unknown}\`; ${fix}`, `${scope}${unknown}`);
+  }
+  const name = inAccess ? segments[1] ?? '' : segments[0] ?? '';
+  const row = (inAccess ? accessKeys : gatewayKeys).find((k) => k.option === name);
+  const raw = inAccess ? (given['access'] as Record<string, unknown>)[name] : given[name];
+  const label = inAccess ? `access.${name}` : name;
+  if (row === undefined) {
+    const expected = name === 'access' ? 'an object such as { enabled: true, path: "access.toml" }' : name === 'configFile' ? 'a file path' : 'an object';
+    return new GatewayConfigError(`option \`${label}\` must be ${expected} (got ${describeGot(raw, false)})`, label);
+  }
+  return new GatewayConfigError(
+    `option \`${label}\` must be ${describeExpected(row)} (got ${describeGot(raw, row.secret)}); e.g. ${label}: ${exampleOf(row)}`,
+    label,
+  );
+}
+
+function checkPool(pool: unknown): void {
+  if (pool === undefined) return;
+  const p = pool as { connect?: unknown; query?: unknown } | null;
+  if (typeof p !== 'object' || p === null || typeof p.connect !== 'function' || typeof p.query !== 'function') {
+    throw new GatewayConfigError('option `pool` must be a pg Pool (new Pool(...) from the pg package)', 'pool');
+  }
+}
+
+function checkStages(stages: unknown): void {
+  if (stages === undefined) return;
+  for (const [name, stage] of Object.entries(stages as Record<string, unknown>)) {
+    if (!(stageNames as readonly string[]).includes(name)) {
+      const guess = nearestName(name, stageNames);
+      const fix = guess !== undefined ? `did you mean \`stages.${guess}\`?` : `the stages are ${stageNames.join(', ')}`;
+      throw new GatewayConfigError(`unknown stage \`stages.${name}\`; ${fix}`, `stages.${name}`);
+    }
+    if (typeof stage !== 'function') {
+      throw new GatewayConfigError(`option \`stages.${name}\` must be a function (ctx, defaultStage) => result`, `stages.${name}`);
+    }
+  }
+}
+
+function labelOf(option: string, origin: Origin, file: ConfigFileValues | undefined): string {
+  const key = gatewayKeys.find((k) => k.option === option);
+  switch (origin) {
+    case 'option':
+      return `option \`${option}\``;
+    case 'file':
+      return `\`${key?.key ?? option}\` in [gateway] of ${file?.file ?? 'the config file'}`;
+    case 'env':
+      return `env ${key?.env ?? option}`;
+    case 'default':
+      return `\`${key?.key ?? option}\` (default)`;
+  }
+}
+
+/** `host:port`; an IPv6 host is bracketed. Undefined when malformed. */
+function parseBind(bind: string): { host: string; port: number } | undefined {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(bind);
+  if (match === null) return undefined;
+  const port = Number(match[2]);
+  return port <= 65535 ? { host: match[1]!, port } : undefined;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function isPostgresUrl(url: string): boolean {
+  try {
+    const protocol = new URL(url).protocol;
+    return protocol === 'postgres:' || protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
+/** An unquoted PostgreSQL identifier (NAMEDATALEN - 1 = 63 bytes). */
+function isIdentifier(name: string): boolean {
+  return /^[\p{L}_][\p{L}\p{N}_$]*$/u.test(name) && Buffer.byteLength(name) <= 63;
+}
+
+/** The inline policy is copied before freezing: freezing the caller's own object would be a surprise. */
+function clonePolicy(policy: unknown): Readonly<Record<string, unknown>> {
+  try {
+    return cloneData(policy) as Record<string, unknown>;
+  } catch {
+    throw new GatewayConfigError('option `access.policy` must be plain data (objects, arrays, strings, numbers, booleans) as in a policy file', 'access.policy');
+  }
+}
+
+/**
+ * A copy of option/TOML data (plain objects, arrays, scalars). Hand-written rather than
+ * structuredClone, which throws on nothing we care about but builds its result in the host realm
+ * (under jest's vm that makes `instanceof Array` false).
+ */
+function cloneData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneData);
+  if (value instanceof Date) return new Date(value.getTime());
+  if (typeof value === 'object' && value !== null) {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== null && Object.getPrototypeOf(proto) !== null) throw new TypeError('not plain data');
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneData(v)]));
+  }
+  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') throw new TypeError('not plain data');
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+function withoutUndefined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
