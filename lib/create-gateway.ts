@@ -102,10 +102,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     } catch (err) {
       const ctx = res.locals.gateway as GatewayContext | undefined;
       if (ctx?.command) route = ctx.command.kind;
+      if (isSchemaDrift(err)) reloadAfterDrift();
       sendError(res, err, requestId || 'unknown');
     } finally {
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     }
+  };
+
+  // A table or column the cache knows is gone (a migration ran): re-discover in the background,
+  // at most once per interval, so the next requests see the new schema.
+  let lastDriftReload = 0;
+  const reloadAfterDrift = (): void => {
+    if (Date.now() - lastDriftReload < driftReloadIntervalMs) return;
+    lastDriftReload = Date.now();
+    discover().catch((e: unknown) => log('reload after schema drift failed: %s', e instanceof Error ? e.message : String(e)));
   };
 
   const router = express.Router();
@@ -137,6 +147,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ownsPool) await pool.end();
     },
   }) as Gateway;
+}
+
+const driftReloadIntervalMs = 5000;
+
+function isSchemaDrift(err: unknown): boolean {
+  const sqlstate = (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return sqlstate === '42P01' || sqlstate === '42703';
 }
 
 /**

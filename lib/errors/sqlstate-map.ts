@@ -28,8 +28,8 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
   '57P03': { code: 'SERVICE_UNAVAILABLE', message: 'The database is not accepting connections yet.' }, // cannot_connect_now
   '40001': { code: 'CONFLICT', message: 'The transaction could not be serialized with a concurrent one.', hint: 'Retry the request.' }, // serialization_failure
   '40P01': { code: 'CONFLICT', message: 'The transaction was chosen as a deadlock victim.', hint: 'Retry the request.' }, // deadlock_detected
-  '42P01': { code: 'NOT_FOUND', message: 'The table is no longer available.', hint: 'The schema changed since discovery; the gateway reloads it.' }, // undefined_table
-  '42703': { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: 'The schema changed since discovery; the gateway reloads it.' }, // undefined_column
+  '42P01': { code: 'NOT_FOUND', message: 'The table is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_table
+  '42703': { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_column
   '22001': { code: 'VALIDATION_ERROR', passMessage: true }, // string_data_right_truncation
 };
 

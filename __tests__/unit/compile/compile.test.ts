@@ -69,6 +69,12 @@ describe('compile list', () => {
     );
   });
 
+  it('counts the filtered rows for count=exact (regression: total ignored the filters)', () => {
+    const q = compileQuery('status=paid&count=exact');
+    expect(q.text).toContain(', (SELECT count(*) FROM "public"."orders" AS _t WHERE _t."status" = $1)::text FROM');
+    expect(q.values[0]).toBe('paid');
+  });
+
   it('quotes hostile identifiers from the schema cache', () => {
     const q = compileQuery('select="a""b","col with space",naïve_ünïcode&select.eq=x', weird);
     expect(q.text).toContain('FROM "public"."we""ird table" AS _t CROSS JOIN LATERAL (SELECT _t."a""b", _t."col with space", _t."naïve_ünïcode") AS _r WHERE _t."select" = $1');

@@ -32,7 +32,8 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
     ? sql`json_build_array(${join(command.order.map((k) => sql`${s}.${ident(k.column.name)}::text`))})`
     : sql`NULL::json`;
   const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
-  const total = command.countExact ? sql`, (SELECT count(*) FROM ${source})::text` : empty;
+  // The total counts every row the filters match (distinct: every distinct value), not just this page.
+  const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
 
   // to_json over a LATERAL row keeps the column names and has no 100-argument limit
   // (json_build_object would stop at 50 columns).
