@@ -1,0 +1,50 @@
+import { toGatewayError } from '../../../lib/db/to-gateway-error';
+import { toPublicError } from '../../../lib/http/send-error';
+
+const pgError = (code: string, message = 'boom', extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { code, ...extra });
+
+describe('SQLSTATE -> contract code', () => {
+  it.each([
+    ['23505', 'CONFLICT', 409],
+    ['23503', 'CONFLICT', 409],
+    ['23P01', 'CONFLICT', 409],
+    ['23502', 'VALIDATION_ERROR', 400],
+    ['23514', 'VALIDATION_ERROR', 400],
+    ['22P02', 'VALIDATION_ERROR', 400],
+    ['22003', 'VALIDATION_ERROR', 400],
+    ['P0001', 'VALIDATION_ERROR', 400],
+    ['42501', 'FORBIDDEN', 403],
+    ['57014', 'TIMEOUT', 504],
+    ['40001', 'CONFLICT', 409],
+    ['40P01', 'CONFLICT', 409],
+    ['08006', 'SERVICE_UNAVAILABLE', 503],
+    ['53300', 'SERVICE_UNAVAILABLE', 503],
+    ['57P01', 'SERVICE_UNAVAILABLE', 503],
+  ])('%s -> %s', (sqlstate, code, status) => {
+    const e = toGatewayError(pgError(sqlstate, 'duplicate key value violates unique constraint "users_email_key"', { constraint: 'users_email_key' }));
+    expect(e?.code).toBe(code);
+    expect(e?.status).toBe(status);
+  });
+
+  it('names the constraint and column where PostgreSQL does, without SQL text', () => {
+    const e = toGatewayError(pgError('23502', 'null value in column "email" of relation "users" violates not-null constraint', { column: 'email', table: 'users' }))!;
+    expect(e.details).toEqual({ sqlstate: '23502', column: 'email', table: 'users' });
+    expect(e.message).toMatch(/^Null value in column "email"/);
+  });
+
+  it('maps connection failures without SQLSTATE to SERVICE_UNAVAILABLE with Retry-After', () => {
+    const e = toGatewayError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))!;
+    expect(e.code).toBe('SERVICE_UNAVAILABLE');
+    expect(e.headers['Retry-After']).toBe('1');
+    expect(toGatewayError(new Error('timeout exceeded when trying to connect'))?.code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('leaves unknown errors to be masked as INTERNAL_ERROR with the request id', () => {
+    expect(toGatewayError(pgError('XX000', 'internal error at SELECT secret FROM t'))).toBeUndefined();
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const masked = toPublicError(new Error('SELECT password FROM users'), 'req-1');
+    expect(masked.toJSON()).toEqual({ code: 'INTERNAL_ERROR', message: 'The gateway failed to handle the request.', details: { request_id: 'req-1' } });
+    expect(spy).toHaveBeenCalledWith(expect.stringContaining('req-1'));
+    spy.mockRestore();
+  });
+});

@@ -1,0 +1,43 @@
+import type { IncomingMessage } from 'node:http';
+import { digestRequest, isLoopback } from '../../../lib/http/digest-request';
+import { GatewayError } from '../../../lib/errors/gateway-error';
+
+function req(url: string, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1'): IncomingMessage {
+  return { url, method: 'get', headers, socket: { remoteAddress } } as unknown as IncomingMessage;
+}
+
+describe('digestRequest', () => {
+  it('splits the path, keeps raw segments, and keeps query order and repeated keys', () => {
+    const r = digestRequest(req('/we%22ird%20table/1%2C2,3?total.gte=1&total=lte.5&search=a+b'));
+    expect(r.segments).toEqual(['we"ird table', '1,2,3']);
+    expect(r.rawSegments).toEqual(['we%22ird%20table', '1%2C2,3']);
+    expect(r.query).toEqual([
+      ['total.gte', '1'],
+      ['total', 'lte.5'],
+      ['search', 'a b'],
+    ]);
+    expect(r.method).toBe('GET');
+    expect(Object.isFrozen(r)).toBe(true);
+  });
+
+  it('rejects malformed percent-encoding in the path and the query', () => {
+    expect(() => digestRequest(req('/orders%E0%A4'))).toThrow(GatewayError);
+    expect(() => digestRequest(req('/orders?x=%zz'))).toThrow(GatewayError);
+  });
+
+  it('reuses a plain x-request-id and replaces a hostile one', () => {
+    expect(digestRequest(req('/', { 'x-request-id': 'abc-123' })).id).toBe('abc-123');
+    expect(digestRequest(req('/', { 'x-request-id': 'a b\n<script>' })).id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('recognises loopback peers only', () => {
+    expect(isLoopback('127.0.0.1')).toBe(true);
+    expect(isLoopback('127.10.0.5')).toBe(true);
+    expect(isLoopback('::1')).toBe(true);
+    expect(isLoopback('::ffff:127.0.0.1')).toBe(true);
+    expect(isLoopback('10.0.0.1')).toBe(false);
+    expect(isLoopback('::ffff:10.0.0.1')).toBe(false);
+    expect(isLoopback('1127.0.0.1')).toBe(false);
+    expect(isLoopback(undefined)).toBe(false);
+  });
+});
