@@ -1,0 +1,10 @@
+// Jest globalTeardown of the integration project: stops the PostgreSQL server that
+// global-setup.js started (embedded server or container); for a TABLEGATE_TEST_DATABASE_URL
+// server, drops the databases this run's test files left behind.
+'use strict';
+
+module.exports = async function globalTeardown() {
+  const server = globalThis.__TABLEGATE_TEST_SERVER__;
+  delete globalThis.__TABLEGATE_TEST_SERVER__;
+  if (server) await server.stop();
+};
