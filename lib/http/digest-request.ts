@@ -8,12 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
 import type { GatewayRequest } from './gateway-request';
 
-const MAX_URL_LENGTH = 64 * 1024;
-
 export function digestRequest(req: IncomingMessage & { url?: string }, body?: unknown): GatewayRequest {
   const url = req.url ?? '/';
   const id = requestId(req.headers['x-request-id']);
-  if (url.length > MAX_URL_LENGTH) throw new GatewayError('PARSE_ERROR', 'The request URL is too long.', { details: { request_id: id } });
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const rawSegments = path.split('/').filter((s) => s !== '');

@@ -1,39 +1,31 @@
 import { GatewayError } from '../../errors/gateway-error';
 
 /**
- * Splits a comma-separated parameter (`select=a,b`, `in.(x,y)`). An item may be double-quoted
- * to contain commas or quotes (`"a,b"`, `"say ""hi"""`), as in PostgREST.
+ * Splits a comma-separated parameter (`select=a,b`, `in.(x,y)`, `sort=-a,b:desc`). Double quotes
+ * protect commas and quotes inside names or values, as in PostgREST: `"a,b"`, `"say ""hi"""`,
+ * `-"a""b"`, `"col:x":desc`. Quotes are removed; `""` inside quotes is one quote.
  */
 export function splitList(text: string, parameter: string): string[] {
   const items: string[] = [];
-  let i = 0;
-  while (i <= text.length) {
-    if (text[i] === '"') {
-      let item = '';
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new GatewayError('PARSE_ERROR', `Unterminated quoted item in \`${parameter}\`.`, { hint: 'Close the item with a double quote; write a quote inside it as "".' });
-        if (text[i] === '"') {
-          if (text[i + 1] === '"') {
-            item += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        item += text[i];
+  let item = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c !== '"') item += c;
+      else if (text[i + 1] === '"') {
+        item += '"';
         i++;
-      }
-      if (i < text.length && text[i] !== ',') throw new GatewayError('PARSE_ERROR', `Unexpected text after a quoted item in \`${parameter}\`.`);
+      } else quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
       items.push(item);
-      i++;
-    } else {
-      const end = text.indexOf(',', i);
-      const stop = end === -1 ? text.length : end;
-      items.push(text.slice(i, stop));
-      i = stop + 1;
-    }
+      item = '';
+    } else item += c;
   }
+  if (quoted) {
+    throw new GatewayError('PARSE_ERROR', `Unterminated quoted item in \`${parameter}\`.`, { hint: 'Close the item with a double quote; write a quote inside it as "".' });
+  }
+  items.push(item);
   return items;
 }
