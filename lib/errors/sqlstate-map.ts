@@ -31,6 +31,9 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
   '42P01': { code: 'NOT_FOUND', message: 'The table is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_table
   '42703': { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_column
   '22001': { code: 'VALIDATION_ERROR', passMessage: true }, // string_data_right_truncation
+  // The request asked for an operation the column's type lacks (e.g. sort or distinct on json).
+  '42883': { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type.", hint: 'json columns cannot be sorted, compared or made distinct; jsonb can.' }, // undefined_function
+  '42804': { code: 'PARSE_ERROR', message: "The value does not fit the column's type." }, // datatype_mismatch
 };
 
 export const classSqlstates: Readonly<Record<string, SqlstateRule>> = {
