@@ -4,14 +4,21 @@
  */
 import PgPool = require('pg-pool');
 import pg from 'pg';
+import createDebug from 'debug';
 import type { ResolvedConfig } from '../config/resolved-config';
 
+const log = createDebug('tablegate:pool');
+
 export function createPool(config: ResolvedConfig): pg.Pool {
-  return new PgPool({
+  const pool = new PgPool({
     Client: pg.Client,
     connectionString: config.databaseUrl,
     max: config.poolMax,
     connectionTimeoutMillis: config.poolConnectionTimeoutMs,
     application_name: 'tablegate',
   });
+  // An idle client whose server goes away emits 'error' on the pool; unhandled, that would
+  // crash the host process. The pool already discards the client, so logging is all that is left.
+  pool.on('error', (err: Error) => log('idle client error: %s', err.message));
+  return pool;
 }
