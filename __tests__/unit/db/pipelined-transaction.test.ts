@@ -3,13 +3,14 @@ import { PipelinedTransaction } from '../../../lib/db/pipelined-transaction';
 /** Records the protocol messages pg would write, in order. */
 function fakeConnection(parsed: Record<string, string> = {}) {
   const messages: string[] = [];
-  const record = (kind: string) => (msg?: { name?: string; statement?: string; text?: string }) =>
+  const record = (kind: string) => (msg?: { name?: string; statement?: string; text?: string; portal?: string }): void => {
     messages.push(`${kind}${msg?.name ? `:${msg.name}` : msg?.statement ? `:${msg.statement}` : ''}`);
+  };
   return {
     messages,
     connection: {
       parsedStatements: parsed,
-      stream: { cork: () => messages.push('cork'), uncork: () => messages.push('uncork') },
+      stream: { cork: (): void => void messages.push('cork'), uncork: (): void => void messages.push('uncork') },
       parse: record('parse'),
       bind: record('bind'),
       describe: record('describe'),
