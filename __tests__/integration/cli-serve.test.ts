@@ -1,0 +1,152 @@
+/**
+ * `tablegate serve` as a process (bin/tablegate.js -> dist, so `npm run build` must have run):
+ * it serves a config file against a real database, and it refuses to start when dev mode would
+ * be unsafe (contract §5: loopback bind and a JWT secret are required) or the database is not
+ * usable, with a message that names the problem and never prints a secret.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, signToken, TENANT_A } from '../support/test-database';
+
+const root = path.resolve(__dirname, '../..');
+const jwtSecret = randomBytes(32).toString('hex');
+
+jest.setTimeout(60_000);
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let dir: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  expect(fs.existsSync(path.join(root, 'dist/cjs/cli/main.js'))).toBe(true); // run `npm run build` first
+  db = await createTestDatabase();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-serve-test-'));
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+  await db?.drop();
+});
+
+test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', async () => {
+  const port = await freePort();
+  // bind's port is replaced by --port; the host stays.
+  const config = writeConfig('ok.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, 'bind = "127.0.0.1:1"', `jwt_secret = "${jwtSecret}"`]);
+  const cli = run(['serve', '--config', config, '--port', String(port)]);
+  await cli.waitForOutput(/tablegate listening on (\S+)/, 30_000);
+  expect(cli.stdout().trim()).toBe(`tablegate listening on http://127.0.0.1:${port}/api`);
+
+  const res = await fetch(`http://127.0.0.1:${port}/api/orders`, { headers: { authorization: `Bearer ${signToken({ tenant_id: TENANT_A, sub: 'u1' }, jwtSecret)}` } });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { data: { tenant_id: string }[]; count: number };
+  expect(body.count).toBeGreaterThan(0);
+  expect(body.data.filter((r) => r.tenant_id !== TENANT_A)).toEqual([]);
+  // Signed with another secret: refused. No token: refused (require_auth defaults to true).
+  const forged = await fetch(`http://127.0.0.1:${port}/api/orders`, { headers: { authorization: `Bearer ${signToken({ tenant_id: TENANT_A }, 'another-secret')}` } });
+  expect(forged.status).toBe(401);
+  expect((await fetch(`http://127.0.0.1:${port}/api/orders`)).status).toBe(401);
+  // gateway.admin is mounted at the root.
+  expect((await fetch(`http://127.0.0.1:${port}/health/internal`)).status).toBe(200);
+
+  cli.child.kill('SIGTERM');
+  expect(await cli.exit(10_000)).toBe(0);
+  expect(cli.stderr()).toBe('');
+});
+
+test('dev mode with a non-loopback bind refuses to start and says why', async () => {
+  const config = writeConfig('dev-open.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, `bind = "0.0.0.0:${await freePort()}"`]);
+  const cli = run(['serve', '--config', config], { GW_DEV_MODE: 'true', JWT_SECRET: jwtSecret });
+  expect(await cli.exit(20_000)).toBe(1);
+  expect(cli.stderr()).toMatch(/loopback/);
+  expect(cli.stdout()).not.toMatch(/listening/);
+  expectNoSecrets(cli.stderr() + cli.stdout());
+});
+
+test('dev mode without a JWT secret refuses to start and says why', async () => {
+  const config = writeConfig('dev-nosecret.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, `bind = "127.0.0.1:${await freePort()}"`]);
+  const cli = run(['serve', '--config', config], { GW_DEV_MODE: 'true' });
+  expect(await cli.exit(20_000)).toBe(1);
+  expect(cli.stderr()).toMatch(/JWT_SECRET/);
+  expect(cli.stdout()).not.toMatch(/listening/);
+});
+
+test('a database that refuses the login: exit 1, the password is not printed', async () => {
+  const url = new URL(db.appUrl);
+  url.password = `wrong-${randomBytes(8).toString('hex')}`;
+  const config = writeConfig('bad-login.toml', [`database_url = ${JSON.stringify(url.toString())}`, `bind = "127.0.0.1:${await freePort()}"`, `jwt_secret = "${jwtSecret}"`]);
+  const cli = run(['serve', '--config', config]);
+  expect(await cli.exit(30_000)).toBe(1);
+  expect(cli.stderr()).toMatch(/^tablegate: \S/);
+  expect(cli.stderr()).not.toContain(url.password);
+  expect(cli.stdout()).not.toMatch(/listening/);
+});
+
+test('usage errors exit 2 with the usage text', async () => {
+  const cli = run(['serve']);
+  expect(await cli.exit(10_000)).toBe(2);
+  expect(cli.stderr()).toMatch(/serve needs --config[\s\S]*Usage: tablegate/);
+  const unknown = run(['serv']);
+  expect(await unknown.exit(10_000)).toBe(2);
+  expect(unknown.stderr()).toMatch(/unknown command "serv"/);
+});
+
+function expectNoSecrets(output: string): void {
+  expect(output).not.toContain(new URL(db.appUrl).password);
+  expect(output).not.toContain(jwtSecret);
+}
+
+function writeConfig(name: string, gatewayLines: string[]): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, ['[gateway]', ...gatewayLines, ''].join('\n'));
+  return file;
+}
+
+/** Spawns the CLI with a clean environment (no inherited JWT_SECRET / GW_DEV_MODE). */
+function run(args: string[], extraEnv: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
+  if (!('JWT_SECRET' in extraEnv)) delete env['JWT_SECRET'];
+  if (!('GW_DEV_MODE' in extraEnv)) delete env['GW_DEV_MODE'];
+  const child = spawn(process.execPath, [path.join(root, 'bin/tablegate.js'), ...args], { cwd: root, env });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    /** Exit code, or 'timeout' if the process is still running after `ms`. */
+    async exit(ms: number): Promise<number | null | 'timeout'> {
+      let timer: NodeJS.Timeout | undefined;
+      const result = await Promise.race([exited, new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, ms, 'timeout')))]);
+      clearTimeout(timer);
+      return result;
+    },
+    async waitForOutput(pattern: RegExp, ms: number): Promise<void> {
+      const deadline = Date.now() + ms;
+      while (!pattern.test(out)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} (exit ${child.exitCode})\nstdout:\n${out}\nstderr:\n${err}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * `tablegate serve --config gw.toml [--port N]`: the gateway as a standalone server. The data
+ * routes are mounted at /api and `gateway.admin` (/metrics, /health/internal) at /.
+ *
+ * Order matters: the config is resolved and the dev-mode rule checked before anything connects;
+ * the port is opened only after `gateway.ready` (schema discovered, role checked), so a server
+ * that listens is a server that answers. Failures print one line and resolve to exit code 1;
+ * only messages are printed (GatewayConfigError never quotes a secret), never the config.
+ *
+ * Dev mode is fail-closed (contract §5, gateway spec "Authentication" 4): dev headers are an
+ * impersonation mechanism, so with dev mode on the server binds to loopback or not at all.
+ * resolveConfig enforces this too; checking the effective bind here keeps the CLI safe even if
+ * the bind ever comes from somewhere else.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import express from 'express';
+import { resolveConfig } from '../config/resolve-config';
+import { createGateway } from '../create-gateway';
+import type { Gateway } from '../create-gateway';
+
+export interface ServeOptions {
+  readonly configFile: string;
+  /** Overrides the port of `[gateway] bind`. */
+  readonly port?: number | undefined;
+}
+
+export async function serve(opts: ServeOptions): Promise<number> {
+  let gateway: Gateway;
+  let host: string;
+  let port: number;
+  try {
+    const config = resolveConfig({ configFile: opts.configFile });
+    ({ host, port } = splitBind(config.bind));
+    if (opts.port !== undefined) port = opts.port;
+    if (config.devMode && !isLoopback(host)) {
+      return fail(
+        `dev mode is on (GW_DEV_MODE=true or dev_mode = true in ${opts.configFile}), so tablegate serve binds only to a ` +
+          `loopback address (127.0.0.1, ::1 or localhost), not ${host}; change [gateway] bind or turn dev mode off`,
+      );
+    }
+    gateway = createGateway({ configFile: opts.configFile });
+  } catch (err) {
+    return fail(messageOf(err));
+  }
+
+  try {
+    await gateway.ready;
+  } catch (err) {
+    await gateway.close().catch(() => undefined);
+    return fail(messageOf(err));
+  }
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use('/api', gateway);
+  app.use(gateway.admin);
+
+  let server: http.Server;
+  try {
+    server = await listen(app, host, port);
+  } catch (err) {
+    await gateway.close().catch(() => undefined);
+    return fail(messageOf(err));
+  }
+  process.stdout.write(`tablegate listening on ${baseUrl(server)}/api\n`);
+
+  await untilSignal();
+  await closeServer(server);
+  await gateway.close();
+  return 0;
+}
+
+/** `host:port`, IPv6 hosts bracketed (`[::1]:3000`); resolveConfig has validated the shape. */
+export function splitBind(bind: string): { host: string; port: number } {
+  const at = bind.lastIndexOf(':');
+  return { host: bind.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(bind.slice(at + 1)) };
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and the name localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return net.isIPv4(v4) && v4.startsWith('127.');
+}
+
+/** Opens the port; an occupied or forbidden port becomes an Error with a message worth printing. */
+export function listen(app: express.Express, host: string, port: number, busyHint = 'change [gateway] bind or pass --port'): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer(app);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      if (err.code === 'EADDRINUSE') reject(new Error(`port ${port} is already in use on ${host}; ${busyHint}`));
+      else if (err.code === 'EACCES') reject(new Error(`not allowed to listen on ${where}; use a port above 1023`));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`cannot listen on ${where}: no such local address`));
+      else reject(err);
+    });
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** http://host:port of a listening server (the actual port, also when 0 was asked for). */
+export function baseUrl(server: http.Server): string {
+  const address = server.address() as net.AddressInfo;
+  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one gets Node's default (immediate exit). */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** Stops accepting connections and drops idle keep-alive ones, so the process can exit. */
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // A request still in flight after 5 s is cut off rather than holding the shutdown.
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+  });
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function fail(message: string): number {
+  process.stderr.write(`tablegate: ${message}\n`);
+  return 1;
+}
