@@ -29,9 +29,16 @@ describe('compile list', () => {
   it('builds the page JSON in PostgreSQL with bound filters, order and paging', () => {
     const q = compileQuery('status=paid&total.gte=10&select=id,total&sort=-total&limit=20&offset=40');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (json_agg(_p.k) -> -1)::text FROM (SELECT to_json(_r) AS r, json_build_array(_t."total"::text, _t."id"::text) AS k FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."id", _t."total") AS _r WHERE _t."status" = $1 AND _t."total" >= $2 ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."total"::text, _p."id"::text)))[count(*)]::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1 AND _t."total" >= $2 ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
     );
     expect(q.values).toEqual(['paid', '10', 20, 40]);
+  });
+
+  it('keeps ordering keys that are not selected out of the JSON (LATERAL row shape)', () => {
+    const q = compileQuery('select=status&sort=-total&limit=5');
+    expect(q.text).toBe(
+      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."k0"::text, _p."k1"::text)))[count(*)]::text FROM (SELECT _r AS r, _t."total" AS "k0", _t."id" AS "k1" FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."status") AS _r ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $1 OFFSET $2) AS _p',
+    );
   });
 
   it('compiles every operator to a parameterised condition', () => {
@@ -65,7 +72,7 @@ describe('compile list', () => {
   it('pages distinct values of one column and counts them on request', () => {
     const q = compileQuery('distinct=status&status=ne.x&count=exact');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (json_agg(_p.k) -> -1)::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1) AS _s)::text FROM (SELECT to_json(_r) AS r, json_build_array(_s."status"::text) AS k FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2) AS _s CROSS JOIN LATERAL (SELECT _s."status") AS _r ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."status"::text)))[count(*)]::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
     );
   });
 

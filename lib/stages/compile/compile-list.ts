@@ -28,14 +28,22 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   if (command.cursor) pageConditions.push(compileAfterCursor(s, command.order, command.cursor.values));
 
   const selected = join(command.select.map((c) => sql`${s}.${ident(c.name)}`));
-  const keys = command.order.length
-    ? sql`json_build_array(${join(command.order.map((k) => sql`${s}.${ident(k.column.name)}::text`))})`
-    : sql`NULL::json`;
   const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
+  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${command.limit} OFFSET ${command.offset}`;
   // The total counts every row the filters match (distinct: every distinct value), not just this page.
   const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
+  // The ordering keys of the page's last row, as text, for next_cursor.
+  const lastKey = (keyNames: readonly string[]): Sql =>
+    keyNames.length ? sql`(array_agg(json_build_array(${join(keyNames.map((n) => sql`_p.${ident(n)}::text`))})))[count(*)]::text` : sql`NULL`;
 
-  // to_json over a LATERAL row keeps the column names and has no 100-argument limit
-  // (json_build_object would stop at 50 columns).
-  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, (json_agg(_p.k) -> -1)::text${total} FROM (SELECT to_json(_r) AS r, ${keys} AS k FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${whereClause(pageConditions)}${orderBy} LIMIT ${command.limit} OFFSET ${command.offset}) AS _p`;
+  // json_agg over the page's rows keeps the column names and has no 100-argument limit
+  // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
+  // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
+  // in a LATERAL row beside the ordering keys, which stay out of the JSON.
+  if (command.order.every((k) => command.select.includes(k.column))) {
+    return sql`SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${total} FROM (SELECT ${selected} FROM ${source}${page}) AS _p`;
+  }
+  const keyNames = command.order.map((_, i) => `k${i}`);
+  const keys = join(command.order.map((k, i) => sql`${s}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
+  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${total} FROM (SELECT _r AS r, ${keys} FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${page}) AS _p`;
 }
