@@ -17,6 +17,7 @@ import net from 'node:net';
 import express from 'express';
 import { resolveConfig } from '../config/resolve-config';
 import { createGateway } from '../create-gateway';
+import { isLoopbackHost, parseBind } from '../http/loopback';
 import type { Gateway } from '../create-gateway';
 
 export interface ServeOptions {
@@ -31,9 +32,10 @@ export async function serve(opts: ServeOptions): Promise<number> {
   let port: number;
   try {
     const config = resolveConfig({ configFile: opts.configFile });
-    ({ host, port } = splitBind(config.bind));
+    // resolveConfig has validated the shape of bind.
+    ({ host, port } = parseBind(config.bind)!);
     if (opts.port !== undefined) port = opts.port;
-    if (config.devMode && !isLoopback(host)) {
+    if (config.devMode && !isLoopbackHost(host)) {
       return fail(
         `dev mode is on (GW_DEV_MODE=true or dev_mode = true in ${opts.configFile}), so tablegate serve binds only to a ` +
           `loopback address (127.0.0.1, ::1 or localhost), not ${host}; change [gateway] bind or turn dev mode off`,
@@ -69,20 +71,6 @@ export async function serve(opts: ServeOptions): Promise<number> {
   await closeServer(server);
   await gateway.close();
   return 0;
-}
-
-/** `host:port`, IPv6 hosts bracketed (`[::1]:3000`); resolveConfig has validated the shape. */
-export function splitBind(bind: string): { host: string; port: number } {
-  const at = bind.lastIndexOf(':');
-  return { host: bind.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(bind.slice(at + 1)) };
-}
-
-/** 127.0.0.0/8, ::1 (also IPv4-mapped) and the name localhost. */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
-  return net.isIPv4(v4) && v4.startsWith('127.');
 }
 
 /** Opens the port; an occupied or forbidden port becomes an Error with a message worth printing. */

@@ -190,6 +190,10 @@ const gatewayRows = {
     key: 'pool_connection_timeout_ms', schema: integer(0, MAX_INT4), default: 5000, secret: false,
     description: 'Wait for a free connection before 503, in ms; 0 waits forever.',
   },
+  preparedStatements: {
+    key: 'prepared_statements', schema: flag, default: true, secret: false,
+    description: 'Keep named prepared statements per connection (skips parse and plan); false for poolers that cannot (PgBouncer transaction mode before 1.21).',
+  },
 } satisfies Record<GatewayOptionName, Row>;
 
 const accessRows = {

@@ -16,6 +16,7 @@ import { stageNames } from '../stages/stage-types';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
 import type { ConfigKey } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
+import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
 import type { ConfigFileValues } from './load-config-file';
 import type { AccessConfig, ResolvedConfig } from './resolved-config';
@@ -162,7 +163,7 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
     if (value('jwtSecret') === undefined) {
       throw new GatewayConfigError(`GW_DEV_MODE=true requires JWT_SECRET (dev mode is on via ${label('devMode')}): set env JWT_SECRET, the jwtSecret option or [gateway] jwt_secret, or turn dev mode off`, 'jwtSecret');
     }
-    if (!isLoopback(bind.host)) {
+    if (!isLoopbackHost(bind.host)) {
       throw new GatewayConfigError(`dev mode (via ${label('devMode')}) requires a loopback bind such as 127.0.0.1:3000, but ${label('bind')} is ${JSON.stringify(value('bind'))}; bind to loopback or turn dev mode off`, 'bind');
     }
   }
@@ -246,17 +247,6 @@ function labelOf(option: string, origin: Origin, file: ConfigFileValues | undefi
 }
 
 /** `host:port`; an IPv6 host is bracketed. Undefined when malformed. */
-function parseBind(bind: string): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(bind);
-  if (match === null) return undefined;
-  const port = Number(match[2]);
-  return port <= 65535 ? { host: match[1]!, port } : undefined;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 function isPostgresUrl(url: string): boolean {
   try {
     const protocol = new URL(url).protocol;

@@ -45,5 +45,7 @@ export interface ResolvedConfig {
   readonly searchConfig: string | undefined;
   readonly poolMax: number;
   readonly poolConnectionTimeoutMs: number;
+  /** Named prepared statements, cached per connection; off for poolers that cannot keep them. */
+  readonly preparedStatements: boolean;
   readonly access: AccessConfig;
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
 import type { GatewayRequest } from './gateway-request';
+import { isLoopbackAddress } from './loopback';
 
 export function digestRequest(req: IncomingMessage & { url?: string }, body?: unknown): GatewayRequest {
   const url = req.url ?? '/';
@@ -40,18 +41,11 @@ export function digestRequest(req: IncomingMessage & { url?: string }, body?: un
     query: Object.freeze(query),
     headers: Object.freeze(headers),
     body,
-    loopback: isLoopback(req.socket?.remoteAddress),
+    loopback: isLoopbackAddress(req.socket?.remoteAddress),
   });
 }
 
 /** A caller-supplied request id is reused only when it is short and plain, for log correlation. */
 function requestId(header: string | string[] | undefined): string {
   return typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
-}
-
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  if (address === '::1') return true;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }

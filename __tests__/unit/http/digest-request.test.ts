@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { digestRequest, isLoopback } from '../../../lib/http/digest-request';
+import { digestRequest } from '../../../lib/http/digest-request';
+import { isLoopbackAddress as isLoopback, isLoopbackHost, parseBind } from '../../../lib/http/loopback';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 
 function req(url: string, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1'): IncomingMessage {
@@ -39,5 +40,20 @@ describe('digestRequest', () => {
     expect(isLoopback('::ffff:10.0.0.1')).toBe(false);
     expect(isLoopback('1127.0.0.1')).toBe(false);
     expect(isLoopback(undefined)).toBe(false);
+    expect(isLoopback('[::1]')).toBe(true);
+  });
+
+  it('treats localhost and loopback addresses as loopback bind hosts', () => {
+    expect(isLoopbackHost('localhost')).toBe(true);
+    expect(isLoopbackHost('127.0.0.1')).toBe(true);
+    expect(isLoopbackHost('0.0.0.0')).toBe(false);
+    expect(isLoopbackHost('example.com')).toBe(false);
+  });
+
+  it('parses bind addresses, IPv6 bracketed', () => {
+    expect(parseBind('127.0.0.1:3000')).toEqual({ host: '127.0.0.1', port: 3000 });
+    expect(parseBind('[::1]:8080')).toEqual({ host: '::1', port: 8080 });
+    expect(parseBind('localhost:99999')).toBeUndefined();
+    expect(parseBind('no-port')).toBeUndefined();
   });
 });
