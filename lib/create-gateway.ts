@@ -64,13 +64,19 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const ownsPool = options.pool === undefined;
   const pool: pg.Pool = options.pool ?? createPool(config);
-  const db = createDatabase(pool, config.statementTimeoutMs);
+  const db = createDatabase(pool, config);
   const metrics = new Metrics();
   let schema: SchemaCache | undefined;
 
+  // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
+  // install its result, so an older, slower read of the catalog never overwrites a newer one.
+  let generation = 0;
   const discover = async (): Promise<void> => {
-    schema = await loadSchema(pool, config.schemas);
-    log('schema loaded: %d tables, %d functions', schema.tables.length, schema.functions.length);
+    const mine = ++generation;
+    const loaded = await loadSchema(pool, config.schemas);
+    if (mine !== generation) return;
+    schema = loaded;
+    log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
   };
   const ready = (async () => {
     await checkRole(pool, config.allowRlsBypassRole);

@@ -9,7 +9,8 @@ import type { Database } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
 import { PipelinedTransaction, type Rows } from './pipelined-transaction';
 
-export function createDatabase(pool: pg.Pool, statementTimeoutMs: number): Database {
+export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
+  const { statementTimeoutMs, preparedStatements } = options;
   return {
     async run(identity: Identity, plan: Plan): Promise<Result> {
       const client = await pool.connect();
@@ -17,7 +18,7 @@ export function createDatabase(pool: pg.Pool, statementTimeoutMs: number): Datab
       try {
         const rows = await new Promise<Rows>((resolve, reject) => {
           const tx = new PipelinedTransaction(
-            { tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: plan.readOnly },
+            { tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: plan.readOnly, prepared: preparedStatements },
             plan.query,
             prepareValue,
             (err, result) => (err ? reject(err) : resolve(result)),

