@@ -34,6 +34,19 @@ afterAll(async () => {
   await db?.drop();
 });
 
+test('runs examples/standalone/gw.toml as documented (DATABASE_URL and JWT_SECRET from the environment)', async () => {
+  const port = await freePort();
+  const cli = run(['serve', '--config', 'examples/standalone/gw.toml', '--port', String(port)], { DATABASE_URL: db.appUrl, JWT_SECRET: jwtSecret });
+  await cli.waitForOutput(/tablegate listening on (\S+)/, 30_000);
+  const res = await fetch(`http://127.0.0.1:${port}/api/orders?select=id,tenant_id&limit=5`, { headers: { authorization: `Bearer ${signToken({ tenant_id: TENANT_A }, jwtSecret)}` } });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { data: { tenant_id: string }[]; count: number };
+  expect(body.count).toBe(5);
+  expect(body.data.every((r) => r.tenant_id === TENANT_A)).toBe(true);
+  cli.child.kill('SIGTERM');
+  expect(await cli.exit(10_000)).toBe(0);
+});
+
 test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', async () => {
   const port = await freePort();
   // bind's port is replaced by --port; the host stays.
@@ -112,6 +125,7 @@ function run(args: string[], extraEnv: Record<string, string> = {}) {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
   if (!('JWT_SECRET' in extraEnv)) delete env['JWT_SECRET'];
   if (!('GW_DEV_MODE' in extraEnv)) delete env['GW_DEV_MODE'];
+  if (!('DATABASE_URL' in extraEnv)) delete env['DATABASE_URL'];
   const child = spawn(process.execPath, [path.join(root, 'bin/tablegate.js'), ...args], { cwd: root, env });
   children.push(child);
   let out = '';

@@ -57,9 +57,9 @@ function integer(minimum: number, maximum: number = Number.MAX_SAFE_INTEGER): Js
 
 const gatewayRows = {
   databaseUrl: {
-    key: 'database_url', schema: text, default: undefined, secret: true,
+    key: 'database_url', schema: text, default: undefined, secret: true, env: 'DATABASE_URL',
     example: 'postgres://gateway@localhost:5432/app',
-    description: 'PostgreSQL connection URL (connection-policy parameters go in its query string); required unless a pool is given.',
+    description: 'PostgreSQL connection URL (connection-policy parameters go in its query string); defaults to env DATABASE_URL; required unless a pool is given.',
   },
   bind: {
     key: 'bind', schema: text, default: '127.0.0.1:3000', secret: false, expects: 'host:port',

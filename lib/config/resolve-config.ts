@@ -130,7 +130,7 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
 
   const databaseUrl = value('databaseUrl');
   if (databaseUrl === undefined && !hasPool) {
-    throw new GatewayConfigError('database_url is required: set [gateway] database_url in the config file, or pass the databaseUrl or pool option', 'databaseUrl');
+    throw new GatewayConfigError('database_url is required: set [gateway] database_url in the config file or env DATABASE_URL, or pass the databaseUrl or pool option', 'databaseUrl');
   }
   if (typeof databaseUrl === 'string' && !isPostgresUrl(databaseUrl)) {
     // The URL carries the password, so the message describes it without quoting it.

@@ -17,8 +17,9 @@ describe('config key table', () => {
     expect(gatewayKeys.filter((k) => k.secret).map((k) => k.option).sort()).toEqual(['adminToken', 'cursorSecret', 'databaseUrl', 'jwtSecret']);
   });
 
-  it('takes only JWT_SECRET and GW_DEV_MODE from the environment', () => {
+  it('takes only DATABASE_URL, JWT_SECRET and GW_DEV_MODE from the environment', () => {
     expect(gatewayKeys.filter((k) => k.env !== undefined).map((k) => [k.option, k.env])).toEqual([
+      ['databaseUrl', 'DATABASE_URL'],
       ['jwtSecret', 'JWT_SECRET'],
       ['devMode', 'GW_DEV_MODE'],
     ]);

@@ -181,6 +181,15 @@ describe('resolveConfig cross-field checks', () => {
     expect(error.message).toContain('database_url is required');
   });
 
+  it('takes database_url from env DATABASE_URL below the file and the option', () => {
+    const env = { DATABASE_URL: 'postgres://env@db/app' };
+    expect(resolveConfig({}, env).databaseUrl).toBe('postgres://env@db/app');
+    const file = writeToml('dburl.toml', `[gateway]\ndatabase_url = "${url}"\n`);
+    expect(resolveConfig({ configFile: file }, env).databaseUrl).toBe(url);
+    expect(resolveConfig({ databaseUrl: 'postgres://option@db/app' }, env).databaseUrl).toBe('postgres://option@db/app');
+    expect(errorOf(() => resolveConfig({}, { DATABASE_URL: '' })).message).toContain('database_url is required');
+  });
+
   it('accepts a pool instead, and then ignores a database_url from the file', () => {
     const file = writeToml('pool.toml', `[gateway]\ndatabase_url = "${url}"\n`);
     const pool = { connect: () => undefined, query: () => undefined } as unknown as NonNullable<GatewayOptions['pool']>;
