@@ -104,7 +104,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       route = ctx.command!.kind;
       const rendered = renderResult(ctx.command!, result, cursors);
       res.statusCode = rendered.status;
-      sendJson(res, rendered.body);
+      if (rendered.body === null) res.end();
+      else sendJson(res, rendered.body);
     } catch (err) {
       const ctx = res.locals.gateway as GatewayContext | undefined;
       if (ctx?.command) route = ctx.command.kind;

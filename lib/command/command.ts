@@ -3,7 +3,7 @@
  * stages `switch (command.kind)` exhaustively: adding a kind fails the build until every stage
  * handles it. Every name in here is a resolved schema object, never caller text.
  */
-import type { Column, Table } from '../schema/schema-types';
+import type { Column, ForeignKey, Table } from '../schema/schema-types';
 
 export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'like' | 'ilike' | 'is_null' | 'contains';
 
@@ -31,6 +31,42 @@ export interface CursorPosition {
   readonly values: readonly (string | null)[];
 }
 
+/** A primary-key column and the caller's text value for it. */
+export interface KeyValue {
+  readonly column: Column;
+  readonly value: string;
+}
+
+/**
+ * A foreign-key relation seen from one table (contract §3 naming). `forward`: this table holds the
+ * FK columns (many-to-one / one-to-one); `reverse`: the target holds them (one-to-many, or
+ * one-to-one when the FK columns are unique there).
+ */
+export interface Relation {
+  /** The name the caller used in `expand`, and the key of the expanded value in each row. */
+  readonly name: string;
+  readonly foreignKey: ForeignKey;
+  readonly direction: 'forward' | 'reverse';
+  /** The table on the other side. */
+  readonly target: Table;
+  /** `one` renders an object or null, `many` an array. */
+  readonly cardinality: 'one' | 'many';
+}
+
+/** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
+export interface Expansion {
+  readonly relation: Relation;
+  readonly select: readonly Column[];
+}
+
+/** `GET /{parent}/:id/{child}`: the list is restricted to the children of one parent row. */
+export interface ParentScope {
+  readonly table: Table;
+  readonly key: readonly KeyValue[];
+  /** The child table's FK that points at the parent. */
+  readonly foreignKey: ForeignKey;
+}
+
 export interface ListCommand {
   readonly kind: 'list';
   readonly table: Table;
@@ -52,6 +88,10 @@ export interface ListCommand {
   readonly cursor: CursorPosition | null;
   readonly distinct: Column | null;
   readonly countExact: boolean;
+  /** Related rows to embed in each row (issue: relations). */
+  readonly expand: readonly Expansion[];
+  /** Set on the child route: only rows whose FK points at this parent row. */
+  readonly parent: ParentScope | null;
 }
 
 export interface GetCommand {
@@ -60,10 +100,75 @@ export interface GetCommand {
   readonly select: readonly Column[];
   readonly explicitSelect: boolean;
   /** Primary-key column = text value, in key order. */
-  readonly key: readonly { readonly column: Column; readonly value: string }[];
+  readonly key: readonly KeyValue[];
+  readonly expand: readonly Expansion[];
 }
 
-export type Command = ListCommand | GetCommand;
+export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
+/** `GET /{table}/aggregate?fn=&column=&<filters>`. */
+export interface AggregateCommand {
+  readonly kind: 'aggregate';
+  readonly table: Table;
+  readonly fn: AggregateFn;
+  /** Null only for `count`. */
+  readonly column: Column | null;
+  readonly filters: readonly Filter[];
+  readonly search: Search | null;
+}
+
+/** `GET /{table}/_explain?<list params>`: EXPLAIN ANALYZE of exactly the list statement. */
+export interface ExplainCommand {
+  readonly kind: 'explain';
+  readonly table: Table;
+  readonly list: ListCommand;
+}
+
+/** Upsert: `X-Upsert` / `X-On-Conflict`, or `Prefer: resolution=...`. */
+export interface OnConflict {
+  /** Columns of a primary key or unique constraint. */
+  readonly columns: readonly Column[];
+  /** `update` the provided non-conflict columns, or `ignore` the row. */
+  readonly action: 'update' | 'ignore';
+}
+
+/** `POST /{table}`: one row (object body) or a batch (array body), inserted in one statement. */
+export interface InsertCommand {
+  readonly kind: 'insert';
+  readonly table: Table;
+  /** Every column named by any row of the body (checked against the schema). */
+  readonly columns: readonly Column[];
+  /** The request body as received: JSON text, bound as one parameter (numbers stay exact). */
+  readonly body: string;
+  readonly batch: boolean;
+  readonly rowCount: number;
+  readonly returning: readonly Column[];
+  readonly explicitReturning: boolean;
+  readonly onConflict: OnConflict | null;
+}
+
+/** `PATCH /{table}/:id` with the columns to change. */
+export interface UpdateCommand {
+  readonly kind: 'update';
+  readonly table: Table;
+  readonly key: readonly KeyValue[];
+  readonly columns: readonly Column[];
+  /** The JSON object body as received, bound as one parameter. */
+  readonly body: string;
+  readonly returning: readonly Column[];
+  readonly explicitReturning: boolean;
+}
+
+/** `DELETE /{table}/:id`. */
+export interface DeleteCommand {
+  readonly kind: 'delete';
+  readonly table: Table;
+  readonly key: readonly KeyValue[];
+  readonly returning: readonly Column[];
+  readonly explicitReturning: boolean;
+}
+
+export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand;
 
 export type CommandKind = Command['kind'];
 

@@ -7,10 +7,13 @@ import { assertNever } from '../command/command';
 import { GatewayError } from '../errors/gateway-error';
 import type { CursorCodec } from '../stages/parse/cursor-codec';
 import type { Result } from '../stages/stage-types';
+import { renderAggregate, renderExplain } from './render-aggregate';
+import { renderDelete, renderInsert, renderUpdate } from './render-writes';
 
 export interface Rendered {
   readonly status: number;
-  readonly body: string;
+  /** JSON text, or null for a response without a body (204). */
+  readonly body: string | null;
 }
 
 export function renderResult(command: Command, result: Result, cursors: CursorCodec): Rendered {
@@ -22,6 +25,16 @@ export function renderResult(command: Command, result: Result, cursors: CursorCo
       if (row === undefined || row === null) throw new GatewayError('NOT_FOUND', `No visible row of \`${command.table.name}\` has that key.`);
       return { status: 200, body: `{"data":${row}}` };
     }
+    case 'aggregate':
+      return renderAggregate(command, result);
+    case 'explain':
+      return renderExplain(command, result);
+    case 'insert':
+      return renderInsert(command, result);
+    case 'update':
+      return renderUpdate(command, result);
+    case 'delete':
+      return renderDelete(command, result);
     default:
       return assertNever(command, 'command');
   }

@@ -3,22 +3,60 @@
  * In: a command whose names are schema-cache objects. Out: `{ text, values }` plus how to run it.
  * Never: reads caller text (there is none left), or puts a value anywhere but a `$n` parameter.
  */
+import type { Command } from '../../command/command';
 import { assertNever } from '../../command/command';
-import { compileSql } from '../../sql/sql';
+import type { ResolvedConfig } from '../../config/resolved-config';
+import { compileSql, type Sql } from '../../sql/sql';
 import type { CommandContext, Plan, Stages } from '../stage-types';
+import { compileAggregate } from './compile-aggregate';
+import { compileDelete } from './compile-delete';
+import { compileExplain } from './compile-explain';
 import { compileGet } from './compile-get';
+import { compileInsert } from './compile-insert';
 import { compileList } from './compile-list';
+import { compileUpdate } from './compile-update';
 
 export function createCompileStage(): Stages['compile'] {
   return function compile(ctx: CommandContext): Plan {
     const { command, config } = ctx;
-    switch (command.kind) {
-      case 'list':
-        return Object.freeze({ query: compileSql(compileList(command, config.searchConfig)), readOnly: true });
-      case 'get':
-        return Object.freeze({ query: compileSql(compileGet(command)), readOnly: true });
-      default:
-        return assertNever(command, 'command');
-    }
+    return Object.freeze({ query: compileSql(statementOf(command, config)), readOnly: isRead(command) });
   };
+}
+
+function statementOf(command: Command, config: ResolvedConfig): Sql {
+  switch (command.kind) {
+    case 'list':
+      return compileList(command, config.searchConfig);
+    case 'get':
+      return compileGet(command);
+    case 'aggregate':
+      return compileAggregate(command);
+    case 'explain':
+      return compileExplain(command);
+    case 'insert':
+      return compileInsert(command);
+    case 'update':
+      return compileUpdate(command);
+    case 'delete':
+      return compileDelete(command);
+    default:
+      return assertNever(command, 'command');
+  }
+}
+
+/** Reads run in READ ONLY transactions: a function called by a view cannot write either. */
+export function isRead(command: Command): boolean {
+  switch (command.kind) {
+    case 'list':
+    case 'get':
+    case 'aggregate':
+    case 'explain':
+      return true;
+    case 'insert':
+    case 'update':
+    case 'delete':
+      return false;
+    default:
+      return assertNever(command, 'command');
+  }
 }

@@ -2,52 +2,59 @@
  * parse: GatewayRequest -> Command.
  * In: the digested request and the schema cache. Out: a frozen, kind-tagged command whose every
  * table and column is a schema-cache object. Never: builds SQL, or lets an unresolved name through.
+ *
+ * Routes (gateway spec, Endpoints), below the mount point:
+ *   /{table}                GET list, POST insert
+ *   /{table}/aggregate      GET aggregate
+ *   /{table}/_explain       GET explain (404 when explain_enabled = false)
+ *   /{table}/:id            GET get, PATCH update, DELETE delete
+ *   /{table}/:id/{child}    GET the child rows of one parent row
  */
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { ParseContext, Stages } from '../stage-types';
 import type { CursorCodec } from './cursor-codec';
-import { parseKey } from './parse-key';
-import { parseList, parseSelect } from './parse-list';
+import { parseAggregate } from './parse-aggregate';
+import { parseChildren } from './parse-children';
+import { parseDelete } from './parse-delete';
+import { parseExplain } from './parse-explain';
+import { parseGet } from './parse-get';
+import { parseInsert } from './parse-insert';
+import { parseList } from './parse-list';
+import { parseUpdate } from './parse-update';
 import { resolveTable } from './resolve-names';
-
-/** Path words that are routes of their own rather than `:id` values (gateway spec, Endpoints). */
-const reservedSubpaths = new Set(['aggregate', '_explain']);
 
 export function createParseStage(cursors: CursorCodec): Stages['parse'] {
   return function parse(ctx: ParseContext): Command {
     const { request, schema, config } = ctx;
     const [first, second, third] = request.segments;
-    if (first === undefined || first === '' || first === 'rpc' || first === '_rpc') {
-      throw new GatewayError('NOT_FOUND', 'No such route.', { hint: 'Data routes are /{table} and /{table}/:id.' });
+    if (first === undefined || first === 'rpc' || first === '_rpc' || request.segments.length > 3) {
+      throw new GatewayError('NOT_FOUND', 'No such route.', { hint: 'Data routes are /{table}, /{table}/:id and /{table}/:id/{child}.' });
     }
     const table = resolveTable(schema, first);
-    if (request.segments.length === 1) {
-      requireMethod(request.method, ['GET', 'HEAD']);
-      return parseList(table, request.query, config, cursors);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+
+    if (second === undefined) {
+      if (method === 'GET') return parseList(table, request.query, config, cursors);
+      if (method === 'POST') return parseInsert(table, request, config);
+      throw methodNotAllowed(request.method, ['GET', 'HEAD', 'POST']);
     }
-    if (second === undefined || request.segments.length > 2 || third !== undefined || reservedSubpaths.has(second)) {
-      throw new GatewayError('NOT_FOUND', 'No such route.', { hint: 'Data routes are /{table} and /{table}/:id.' });
+    if (third === undefined && (second === 'aggregate' || second === '_explain')) {
+      if (second === '_explain' && !config.explainEnabled) throw new GatewayError('NOT_FOUND', 'The explain route is turned off (explain_enabled = false).');
+      if (method !== 'GET') throw methodNotAllowed(request.method, ['GET', 'HEAD']);
+      return second === 'aggregate' ? parseAggregate(table, request.query) : parseExplain(table, request.query, config, cursors);
     }
-    requireMethod(request.method, ['GET', 'HEAD']);
-    let selectText: string | undefined;
-    for (const [key, value] of request.query) {
-      if (key !== 'select') throw new GatewayError('PARSE_ERROR', `\`${key}\` is not a parameter of a single-row read.`, { hint: 'A single-row read accepts select.' });
-      if (selectText !== undefined) throw new GatewayError('PARSE_ERROR', 'The `select` parameter is given more than once.');
-      selectText = value;
+    if (third === undefined) {
+      if (method === 'GET') return parseGet(table, request);
+      if (method === 'PATCH') return parseUpdate(table, request, config);
+      if (method === 'DELETE') return parseDelete(table, request);
+      throw methodNotAllowed(request.method, ['GET', 'HEAD', 'PATCH', 'DELETE']);
     }
-    return Object.freeze({
-      kind: 'get',
-      table,
-      select: parseSelect(table, selectText),
-      explicitSelect: selectText !== undefined,
-      key: parseKey(table, request.rawSegments[1] ?? ''),
-    });
+    if (method !== 'GET') throw methodNotAllowed(request.method, ['GET', 'HEAD']);
+    return parseChildren(schema, table, request, config, cursors);
   };
 }
 
-function requireMethod(method: string, allowed: readonly string[]): void {
-  if (!allowed.includes(method)) {
-    throw new GatewayError('METHOD_NOT_ALLOWED', `${method} is not supported on this route.`, { headers: { Allow: allowed.join(', ') } });
-  }
+function methodNotAllowed(method: string, allowed: readonly string[]): GatewayError {
+  return new GatewayError('METHOD_NOT_ALLOWED', `${method} is not supported on this route.`, { headers: { Allow: allowed.join(', ') } });
 }

@@ -88,6 +88,8 @@ export function parseList(table: Table, query: readonly (readonly [string, strin
     cursor,
     distinct,
     countExact: countText === 'exact',
+    expand: Object.freeze([]),
+    parent: null,
   });
 }
 
