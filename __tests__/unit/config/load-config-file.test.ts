@@ -1,30 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfigFile } from '../../../lib/config/load-config-file';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
+import { useTempFiles } from '../support/temp-files';
+import { thrown } from '../support/thrown';
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'tablegate-config-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function writeToml(name: string, text: string): string {
-  const file = path.join(dir, name);
-  writeFileSync(file, text);
-  return file;
-}
-
-function errorOf(fn: () => unknown): GatewayConfigError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayConfigError);
-    return error as GatewayConfigError;
-  }
-  throw new Error('expected a GatewayConfigError');
-}
+const { write: writeToml, dir: tempDir } = useTempFiles('tablegate-config-');
+const errorOf = (fn: () => unknown): GatewayConfigError => thrown(fn, GatewayConfigError);
 
 describe('loadConfigFile', () => {
   it('returns [gateway] and [access] values under their option names', () => {
@@ -91,7 +72,7 @@ describe('loadConfigFile', () => {
   });
 
   it('says which file could not be read', () => {
-    const missing = path.join(dir, 'missing.toml');
+    const missing = path.join(tempDir(), 'missing.toml');
     const error = errorOf(() => loadConfigFile(missing));
     expect(error.message).toContain(missing);
     expect(error.message).toContain('ENOENT');
@@ -113,11 +94,11 @@ describe('loadConfigFile', () => {
       ].join('\n'),
     );
     const values = loadConfigFile(file);
-    expect(values.gateway['allowListPath']).toBe(path.join(dir, 'lists', 'allow.txt'));
-    expect(values.gateway['policyPath']).toBe(path.join(path.dirname(dir), 'policy.yaml'));
+    expect(values.gateway['allowListPath']).toBe(path.join(tempDir(), 'lists', 'allow.txt'));
+    expect(values.gateway['policyPath']).toBe(path.join(path.dirname(tempDir()), 'policy.yaml'));
     expect(values.gateway['rpcAllowlistPath']).toBe('/etc/tablegate/rpc.txt');
-    expect(values.gateway['jwtPublicKeyPath']).toBe(path.join(dir, 'keys', 'jwt.pem'));
+    expect(values.gateway['jwtPublicKeyPath']).toBe(path.join(tempDir(), 'keys', 'jwt.pem'));
     expect(values.gateway['jwksUrl']).toBe('relative/not/a/path');
-    expect(values.access['path']).toBe(path.join(dir, 'access.toml'));
+    expect(values.access['path']).toBe(path.join(tempDir(), 'access.toml'));
   });
 });

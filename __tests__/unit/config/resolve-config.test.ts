@@ -1,36 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import { gatewayKeys } from '../../../lib/config/config-keys';
 import type { GatewayOptions } from '../../../lib/config/gateway-options';
 import { resolveConfig } from '../../../lib/config/resolve-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
+import { useTempFiles } from '../support/temp-files';
+import { thrown } from '../support/thrown';
 
 const url = 'postgres://gateway:hunter2@localhost:5432/app';
 const noEnv = {};
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'tablegate-resolve-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function writeToml(name: string, text: string): string {
-  const file = path.join(dir, name);
-  writeFileSync(file, text);
-  return file;
-}
-
-function errorOf(fn: () => unknown): GatewayConfigError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayConfigError);
-    return error as GatewayConfigError;
-  }
-  throw new Error('expected a GatewayConfigError');
-}
+const { write: writeToml, dir: tempDir } = useTempFiles('tablegate-resolve-');
+const errorOf = (fn: () => unknown): GatewayConfigError => thrown(fn, GatewayConfigError);
 
 /** For options a caller could only pass from plain JavaScript (typos, wrong types). */
 function untyped(options: Record<string, unknown>): GatewayOptions {
@@ -270,7 +251,7 @@ describe('resolveConfig [access]', () => {
     const file = writeToml('access.toml', '[access]\nenabled = true\npath = "policies/access.toml"\n');
     expect(resolveConfig({ databaseUrl: url, configFile: file }, noEnv).access).toEqual({
       enabled: true,
-      path: path.join(dir, 'policies', 'access.toml'),
+      path: path.join(tempDir(), 'policies', 'access.toml'),
       policy: undefined,
     });
     const inline = { default_decision: 'deny', tables: { orders: { operations: ['read'] } } };

@@ -5,6 +5,7 @@ import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import { auditLog, orders, weird } from '../support/schema-fixture';
+import { thrown } from '../support/thrown';
 
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
 const cursors = createCursorCodec(randomBytes(32));
@@ -13,15 +14,7 @@ function list(query: string, table = orders): ListCommand {
   return parseList(table, [...new URLSearchParams(query)], config, cursors);
 }
 
-function error(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GatewayError) return err;
-    throw err;
-  }
-  throw new Error('expected a GatewayError');
-}
+const error = (fn: () => unknown): GatewayError => thrown(fn, GatewayError);
 
 describe('parse list: filters', () => {
   const ops = [
