@@ -7,9 +7,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
+import { freePort } from '../../lib/cli/free-port';
 
 const root = path.resolve(__dirname, '../..');
 const ACME = '11111111-1111-4111-8111-111111111111';
@@ -114,15 +114,4 @@ async function waitFor<T>(probe: () => T | undefined, ms: number, why: () => str
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../lib/cli/free-port';
 import { createTestDatabase, signToken, TENANT_A } from '../support/test-database';
 
 const root = path.resolve(__dirname, '../..');
@@ -152,15 +152,4 @@ function run(args: string[], extraEnv: Record<string, string> = {}) {
       }
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

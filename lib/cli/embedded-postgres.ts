@@ -11,8 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
+import { freePort } from './free-port';
 
 export interface EmbeddedPostgres {
   /** Superuser URL of the `postgres` database. Contains the password: do not log it. */
@@ -96,17 +96,4 @@ async function loadEmbeddedPostgres() {
     }
   }
   return Postgres;
-}
-
-/** A port that is free on 127.0.0.1 right now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
