@@ -16,7 +16,8 @@ import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
-import { digestRequest } from './http/digest-request';
+import { digestRequest, requestIdOf } from './http/digest-request';
+import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
 import { createAdminRouter } from './ops/create-admin-router';
@@ -87,12 +88,14 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const handle = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
-    let requestId = '';
+    const requestId = requestIdOf(req);
+    res.setHeader('X-Request-Id', requestId);
     let route = 'unknown';
     try {
-      const request = digestRequest(req);
-      requestId = request.id;
-      res.setHeader('X-Request-Id', requestId);
+      // Writes read their own body (the router is mounted without a body parser), bounded by
+      // max_request_body_bytes; other methods never read one.
+      const body = req.method === 'POST' || req.method === 'PATCH' ? await readBody(req, config.maxRequestBodyBytes) : undefined;
+      const request = digestRequest(req, requestId, body);
       try {
         await ready;
       } catch {
@@ -110,7 +113,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ctx = res.locals.gateway as GatewayContext | undefined;
       if (ctx?.command) route = ctx.command.kind;
       if (isSchemaDrift(err)) reloadAfterDrift();
-      sendError(res, err, requestId || 'unknown');
+      sendError(res, err, requestId);
     } finally {
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     }

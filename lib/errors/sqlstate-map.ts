@@ -34,6 +34,16 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
   // The request asked for an operation the column's type lacks (e.g. sort or distinct on json).
   '42883': { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type.", hint: 'json columns cannot be sorted, compared or made distinct; jsonb can.' }, // undefined_function
   '42804': { code: 'PARSE_ERROR', message: "The value does not fit the column's type." }, // datatype_mismatch
+  // A batch upsert that proposes the same conflict key twice ("ON CONFLICT DO UPDATE command cannot affect row a second time").
+  '21000': { code: 'CONFLICT', passMessage: true, hint: 'Send each conflict key at most once per batch.' }, // cardinality_violation
+  // Writing a GENERATED ALWAYS column; parse refuses these first, so this is the backstop after a schema change.
+  '428C9': { code: 'VALIDATION_ERROR', passMessage: true }, // generated_always
+  // ON CONFLICT target without a matching unique index; parse checks it first, so only after a schema change.
+  // A write to a view PostgreSQL cannot update automatically ("cannot insert into view ..."): the route exists, the method does not.
+  '55000': { code: 'METHOD_NOT_ALLOWED', passMessage: true, hint: 'This relation is not writable; write to its base table.' }, // object_not_in_prerequisite_state
+  // A write to a materialized view ("cannot change materialized view ...").
+  '42809': { code: 'METHOD_NOT_ALLOWED', passMessage: true }, // wrong_object_type
+  '42P10': { code: 'PARSE_ERROR', message: 'The conflict columns match no primary key or unique constraint.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // invalid_column_reference
 };
 
 export const classSqlstates: Readonly<Record<string, SqlstateRule>> = {

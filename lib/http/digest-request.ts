@@ -9,9 +9,8 @@ import { GatewayError } from '../errors/gateway-error';
 import type { GatewayRequest } from './gateway-request';
 import { isLoopbackAddress } from './loopback';
 
-export function digestRequest(req: IncomingMessage & { url?: string }, body?: unknown): GatewayRequest {
+export function digestRequest(req: IncomingMessage & { url?: string }, id: string, body?: string): GatewayRequest {
   const url = req.url ?? '/';
-  const id = requestId(req.headers['x-request-id']);
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const rawSegments = path.split('/').filter((s) => s !== '');
@@ -46,6 +45,7 @@ export function digestRequest(req: IncomingMessage & { url?: string }, body?: un
 }
 
 /** A caller-supplied request id is reused only when it is short and plain, for log correlation. */
-function requestId(header: string | string[] | undefined): string {
+export function requestIdOf(req: IncomingMessage): string {
+  const header = req.headers['x-request-id'];
   return typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
 }

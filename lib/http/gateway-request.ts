@@ -15,8 +15,11 @@ export interface GatewayRequest {
   readonly query: readonly (readonly [string, string])[];
   /** Lower-cased header names; repeated headers joined by ', ' as Node does. */
   readonly headers: Readonly<Record<string, string | undefined>>;
-  /** Parsed JSON body, or undefined when the request has none. */
-  readonly body: unknown;
+  /**
+   * The body of a POST or PATCH exactly as received (UTF-8 text), or undefined when there is
+   * none. Writes bind this text as one json parameter, so numbers reach PostgreSQL unrounded.
+   */
+  readonly body: string | undefined;
   /** True when the TCP peer is a loopback address (127.0.0.0/8, ::1). */
   readonly loopback: boolean;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { digestRequest } from '../../../lib/http/digest-request';
+import { digestRequest, requestIdOf } from '../../../lib/http/digest-request';
 import { isLoopbackAddress as isLoopback, isLoopbackHost, parseBind } from '../../../lib/http/loopback';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 
@@ -9,7 +9,7 @@ function req(url: string, headers: Record<string, string> = {}, remoteAddress = 
 
 describe('digestRequest', () => {
   it('splits the path, keeps raw segments, and keeps query order and repeated keys', () => {
-    const r = digestRequest(req('/we%22ird%20table/1%2C2,3?total.gte=1&total=lte.5&search=a+b'));
+    const r = digestRequest(req('/we%22ird%20table/1%2C2,3?total.gte=1&total=lte.5&search=a+b'), 'id-1');
     expect(r.segments).toEqual(['we"ird table', '1,2,3']);
     expect(r.rawSegments).toEqual(['we%22ird%20table', '1%2C2,3']);
     expect(r.query).toEqual([
@@ -22,13 +22,13 @@ describe('digestRequest', () => {
   });
 
   it('rejects malformed percent-encoding in the path and the query', () => {
-    expect(() => digestRequest(req('/orders%E0%A4'))).toThrow(GatewayError);
-    expect(() => digestRequest(req('/orders?x=%zz'))).toThrow(GatewayError);
+    expect(() => digestRequest(req('/orders%E0%A4'), 'id')).toThrow(GatewayError);
+    expect(() => digestRequest(req('/orders?x=%zz'), 'id')).toThrow(GatewayError);
   });
 
   it('reuses a plain x-request-id and replaces a hostile one', () => {
-    expect(digestRequest(req('/', { 'x-request-id': 'abc-123' })).id).toBe('abc-123');
-    expect(digestRequest(req('/', { 'x-request-id': 'a b\n<script>' })).id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestIdOf(req('/', { 'x-request-id': 'abc-123' }))).toBe('abc-123');
+    expect(requestIdOf(req('/', { 'x-request-id': 'a b\n<script>' }))).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('recognises loopback peers only', () => {

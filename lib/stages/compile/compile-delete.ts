@@ -1,7 +1,15 @@
+/**
+ * DeleteCommand -> one DELETE of the row with the key, returning the count (0: no visible row,
+ * 404) and, only when the caller asked with `returning`, the deleted row's JSON. Without
+ * `returning` no column is read (the response is 204).
+ */
 import type { DeleteCommand } from '../../command/command';
-import type { Sql } from '../../sql/sql';
+import { ident, join, sql, type Sql } from '../../sql/sql';
+import { selectWritten } from './select-written';
 
-/** DeleteCommand -> SQL. */
-export function compileDelete(_command: DeleteCommand): Sql {
-  throw new Error('compileDelete is not implemented yet');
+export function compileDelete(command: DeleteCommand): Sql {
+  const { table } = command;
+  const key = join(command.key.map(({ column, value }) => sql`_t.${ident(column.name)} = ${value}`), sql` AND `);
+  const statement = sql`DELETE FROM ${ident(table.schema, table.name)} AS _t WHERE ${key}`;
+  return selectWritten(statement, command.explicitReturning ? command.returning : [], false);
 }

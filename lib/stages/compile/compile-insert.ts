@@ -1,7 +1,48 @@
+/**
+ * InsertCommand -> one INSERT statement, whatever the batch size (one round trip), returning one
+ * row: the written rows as JSON text built by PostgreSQL, and how many there were.
+ *
+ *   WITH _w AS (INSERT INTO t AS _t (a, b)
+ *               SELECT _r.a, _r.b FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS _e(v, n)
+ *               CROSS JOIN LATERAL jsonb_populate_record(NULL::t, _e.v) AS _r ORDER BY _e.n
+ *               [ON CONFLICT (k) DO UPDATE SET a = EXCLUDED.a | DO NOTHING]
+ *               RETURNING _t.c1, _t.c2)
+ *   SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w.c1, _w.c2) AS _p
+ *
+ * The body is bound once, as text cast to jsonb: PostgreSQL parses the numbers itself, so a
+ * bigint above 2^53 or a numeric(30,10) is stored exactly (JS numbers would round them). jsonb
+ * keeps the last of duplicate keys, as JSON.parse did when parse checked the keys. Rows are
+ * inserted in body order (ORDER BY ordinality), and RETURNING yields them in that order.
+ * Keys missing from one row of a batch insert NULL; columns missing from every row get their
+ * default (they are not in the column list). Never: a value outside a `$n` parameter.
+ */
 import type { InsertCommand } from '../../command/command';
-import type { Sql } from '../../sql/sql';
+import { empty, ident, join, sql, type Sql } from '../../sql/sql';
+import { selectWritten } from './select-written';
 
-/** InsertCommand -> SQL. */
-export function compileInsert(_command: InsertCommand): Sql {
-  throw new Error('compileInsert is not implemented yet');
+export function compileInsert(command: InsertCommand): Sql {
+  const { table, columns, onConflict } = command;
+  const target = ident(table.schema, table.name);
+  const source = command.batch
+    ? sql`jsonb_array_elements(${command.body}::jsonb) WITH ORDINALITY AS _e(v, n) CROSS JOIN LATERAL jsonb_populate_record(NULL::${target}, _e.v) AS _r`
+    : sql`jsonb_populate_record(NULL::${target}, ${command.body}::jsonb) AS _r`;
+  const order = command.batch ? sql` ORDER BY _e.n` : empty;
+  // With no column named at all (`{}`), every column takes its default: no column list.
+  const list = columns.length ? sql` (${join(columns.map((c) => ident(c.name)))})` : empty;
+  const values = join(columns.map((c) => sql`_r.${ident(c.name)}`));
+  let conflict = empty;
+  if (onConflict) {
+    const keys = join(onConflict.columns.map((c) => ident(c.name)));
+    if (onConflict.action === 'ignore') conflict = sql` ON CONFLICT (${keys}) DO NOTHING`;
+    else {
+      // Only the provided non-conflict columns change. With none, the key is set to itself so the
+      // existing row is still "updated": RLS checks it (an invisible row fails with 42501 instead
+      // of being skipped) and RETURNING reports it.
+      const changed = columns.filter((c) => !onConflict.columns.includes(c));
+      const set = (changed.length ? changed : onConflict.columns.slice(0, 1)).map((c) => sql`${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
+      conflict = sql` ON CONFLICT (${keys}) DO UPDATE SET ${join(set)}`;
+    }
+  }
+  const statement = sql`INSERT INTO ${target} AS _t${list} SELECT ${values} FROM ${source}${order}${conflict}`;
+  return selectWritten(statement, command.returning, command.batch);
 }

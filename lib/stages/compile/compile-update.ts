@@ -1,7 +1,23 @@
+/**
+ * UpdateCommand -> one UPDATE of the row with the key, returning its JSON and the count (0: no
+ * visible row, 404). The body is bound once as jsonb and expanded with jsonb_populate_record,
+ * so values are converted by PostgreSQL from the caller's exact text:
+ *
+ *   WITH _w AS (UPDATE t AS _t SET a = _r.a, b = _r.b FROM jsonb_populate_record(NULL::t, $1::jsonb) AS _r
+ *               WHERE _t.k = $2 RETURNING _t.c1) SELECT ...
+ *
+ * RLS: the USING policy hides other tenants' rows (count 0 -> 404, row untouched); WITH CHECK
+ * refuses a change that would move the row out of the caller's tenant (42501 -> 403).
+ */
 import type { UpdateCommand } from '../../command/command';
-import type { Sql } from '../../sql/sql';
+import { ident, join, sql, type Sql } from '../../sql/sql';
+import { selectWritten } from './select-written';
 
-/** UpdateCommand -> SQL. */
-export function compileUpdate(_command: UpdateCommand): Sql {
-  throw new Error('compileUpdate is not implemented yet');
+export function compileUpdate(command: UpdateCommand): Sql {
+  const { table } = command;
+  const target = ident(table.schema, table.name);
+  const set = join(command.columns.map((c) => sql`${ident(c.name)} = _r.${ident(c.name)}`));
+  const key = join(command.key.map(({ column, value }) => sql`_t.${ident(column.name)} = ${value}`), sql` AND `);
+  const statement = sql`UPDATE ${target} AS _t SET ${set} FROM jsonb_populate_record(NULL::${target}, ${command.body}::jsonb) AS _r WHERE ${key}`;
+  return selectWritten(statement, command.returning, false);
 }

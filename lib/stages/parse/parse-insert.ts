@@ -1,10 +1,51 @@
+/**
+ * `POST /{table}` -> InsertCommand.
+ * In: a JSON object (one row) or an array of objects (a batch), optional upsert headers and
+ * `returning`. Out: the columns named by any row, the body text to bind as one parameter, the
+ * conflict target. Never: hands JS-parsed values on (the text is bound), or accepts a batch over
+ * `max_batch_size` (413) or a key that is not a writable column (400, `details.row` in batches).
+ */
 import type { InsertCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
+import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../http/gateway-request';
 import type { Table } from '../../schema/schema-types';
-import { notYet } from './not-yet';
+import { parseJsonBody } from './parse-json-body';
+import { parseOnConflict } from './parse-on-conflict';
+import { parsePrefer } from './parse-prefer';
+import { parseReturning } from './parse-returning';
+import { resolveBodyColumns } from './resolve-body-columns';
 
-/** `POST /{table}` -> InsertCommand. */
-export function parseInsert(_table: Table, _request: GatewayRequest, _config: ResolvedConfig): InsertCommand {
-  return notYet('POST /{table}');
+export function parseInsert(table: Table, request: GatewayRequest, config: ResolvedConfig): InsertCommand {
+  const body = parseJsonBody(request);
+  const batch = Array.isArray(body.value);
+  const rows: readonly unknown[] = batch ? (body.value as unknown[]) : [body.value];
+  if (rows.length > config.maxBatchSize) {
+    throw new GatewayError('PAYLOAD_TOO_LARGE', `The batch has ${rows.length} rows; at most ${config.maxBatchSize} are accepted (max_batch_size).`, {
+      details: { rows: rows.length, max_batch_size: config.maxBatchSize },
+      hint: 'Split the batch into several requests.',
+    });
+  }
+  const columns = resolveBodyColumns(table, rows, batch);
+  const preferences = parsePrefer(request.headers.prefer);
+  // Missing keys in a batch row become NULL (PostgREST's default). Filling them with the column
+  // default would need per-row DEFAULT, which INSERT ... SELECT cannot express: refuse, not ignore.
+  if (preferences.get('missing') === 'default') {
+    throw new GatewayError('PARSE_ERROR', '`Prefer: missing=default` is not supported: a key missing from a batch row is stored as NULL.', {
+      hint: 'Send the value in every row, or leave the column out of every row to get its default.',
+    });
+  }
+  const onConflict = parseOnConflict(table, request.headers, preferences);
+  const { returning, explicitReturning } = parseReturning(table, request.query);
+  return Object.freeze({
+    kind: 'insert',
+    table,
+    columns,
+    body: body.text,
+    batch,
+    rowCount: rows.length,
+    returning,
+    explicitReturning,
+    onConflict,
+  });
 }
