@@ -7,6 +7,7 @@ import { assertNever } from '../command/command';
 import { GatewayError } from '../errors/gateway-error';
 import type { CursorCodec } from '../stages/parse/cursor-codec';
 import type { Result } from '../stages/stage-types';
+import { listColumns } from '../stages/compile/compile-list';
 import { renderAggregate, renderExplain } from './render-aggregate';
 import { renderDelete, renderInsert, renderUpdate } from './render-writes';
 
@@ -41,8 +42,16 @@ export function renderResult(command: Command, result: Result, cursors: CursorCo
 }
 
 function renderList(command: ListCommand, result: Result, cursors: CursorCodec): string {
-  const [data = '[]', countText = '0', lastKey = null, total = null] = result.rows[0] ?? [];
-  const count = Number(countText);
+  const row = result.rows[0] ?? [];
+  const at = listColumns(command);
+  // Child route: the statement also says whether the parent row is visible (RLS) at all.
+  if (command.parent && at.parentVisible !== null && row[at.parentVisible] !== 'true') {
+    throw new GatewayError('NOT_FOUND', `No visible row of \`${command.parent.table.name}\` has that key.`);
+  }
+  const data = row[at.data] ?? '[]';
+  const lastKey = row[at.lastKey] ?? null;
+  const total = at.total === null ? null : (row[at.total] ?? null);
+  const count = Number(row[at.count] ?? '0');
   let body = `{"data":${data},"count":${count},"limit":${command.limit},"offset":${command.offset}`;
   if (count > 0 && count === command.limit && lastKey !== null && command.order.length > 0 && hasTieBreaker(command)) {
     const values = JSON.parse(lastKey) as (string | null)[];

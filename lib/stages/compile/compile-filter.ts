@@ -39,6 +39,13 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
   }
 }
 
+/** The WHERE conditions of a list or aggregate: its filters, ANDed, and its search. */
+export function compileConditions(alias: Sql, command: { readonly filters: readonly Filter[]; readonly search: Search | null }, searchConfig: string | undefined): Sql[] {
+  const conditions = command.filters.map((f) => compileFilter(alias, f));
+  if (command.search) conditions.push(compileSearch(alias, command.search, searchConfig));
+  return conditions;
+}
+
 /** `search`: websearch_to_tsquery over the text columns (PostgreSQL docs §12.3.2). */
 export function compileSearch(alias: Sql, search: Search, searchConfig: string | undefined): Sql {
   const document = sql`concat_ws(' ', ${search.columns.map((c) => sql`${alias}.${ident(c.name)}`).reduce((a, b) => sql`${a}, ${b}`)})`;

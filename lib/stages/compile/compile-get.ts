@@ -1,10 +1,13 @@
 import type { GetCommand } from '../../command/command';
 import { ident, join, sql, type Sql } from '../../sql/sql';
+import { expansionColumns } from './compile-expand';
 
-/** GetCommand -> zero or one row holding the row's JSON text. */
+const t = sql`_t`;
+
+/** GetCommand -> zero or one row holding the row's JSON text, expansions included (one statement). */
 export function compileGet(command: GetCommand): Sql {
   const { table } = command;
-  const selected = join(command.select.map((c) => sql`_t.${ident(c.name)}`));
+  const selected = join([...command.select.map((c) => sql`${t}.${ident(c.name)}`), ...expansionColumns(t, command.expand)]);
   const key = join(command.key.map(({ column, value }) => sql`_t.${ident(column.name)} = ${value}`), sql` AND `);
   return sql`SELECT to_json(_r)::text FROM ${ident(table.schema, table.name)} AS _t CROSS JOIN LATERAL (SELECT ${selected}) AS _r WHERE ${key}`;
 }

@@ -1,24 +1,36 @@
 /**
  * ListCommand -> one statement that returns one row: the page as JSON text built by PostgreSQL
  * (PostgREST's json_agg shape), the row count, the last row's ordering keys as text (for
- * next_cursor) and, on request, the total. Node never parses the rows.
+ * next_cursor), on request the total and, on the child route, whether the parent row is visible.
+ * Node never parses the rows. Expansions are correlated subqueries over the already limited page,
+ * in the same statement: one round trip whatever the page size (no N+1).
  */
-import type { ListCommand } from '../../command/command';
+import type { ListCommand, ParentScope } from '../../command/command';
+import type { Column } from '../../schema/schema-types';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
-import { compileFilter, compileSearch } from './compile-filter';
+import { correlatedColumns, expansionColumns } from './compile-expand';
+import { compileConditions } from './compile-filter';
 
 const t = sql`_t`;
+const q = sql`_q`;
 
 export function whereClause(conditions: readonly Sql[]): Sql {
   return conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
 }
 
+/** Output columns of the list statement, by position (read by renderList). */
+export function listColumns(command: ListCommand): { data: 0; count: 1; lastKey: 2; total: number | null; parentVisible: number | null } {
+  const total = command.countExact ? 3 : null;
+  const parentVisible = command.parent ? (total === null ? 3 : 4) : null;
+  return { data: 0, count: 1, lastKey: 2, total, parentVisible };
+}
+
 export function compileList(command: ListCommand, searchConfig: string | undefined): Sql {
   const { table, distinct } = command;
   const from = sql`${ident(table.schema, table.name)} AS _t`;
-  const conditions = command.filters.map((f) => compileFilter(t, f));
-  if (command.search) conditions.push(compileSearch(t, command.search, searchConfig));
+  const conditions = compileConditions(t, command, searchConfig);
+  if (command.parent) conditions.push(compileParentCondition(t, command.parent));
   const where = whereClause(conditions);
 
   // The page is read from `s`: the table itself, or its distinct values of one column.
@@ -27,23 +39,68 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   const pageConditions = distinct ? [] : [...conditions];
   if (command.cursor) pageConditions.push(compileAfterCursor(s, command.order, command.cursor.values));
 
-  const selected = join(command.select.map((c) => sql`${s}.${ident(c.name)}`));
   const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
   const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${command.limit} OFFSET ${command.offset}`;
   // The total counts every row the filters match (distinct: every distinct value), not just this page.
   const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
+  // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
+  const parentVisible = command.parent ? sql`, (${compileParentExists(command.parent)})::text` : empty;
+  const tail = sql`${total}${parentVisible}`;
   // The ordering keys of the page's last row, as text, for next_cursor.
   const lastKey = (keyNames: readonly string[]): Sql =>
     keyNames.length ? sql`(array_agg(json_build_array(${join(keyNames.map((n) => sql`_p.${ident(n)}::text`))})))[count(*)]::text` : sql`NULL`;
+  const orderSelected = command.order.every((k) => command.select.includes(k.column));
 
-  // json_agg over the page's rows keeps the column names and has no 100-argument limit
-  // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
-  // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
-  // in a LATERAL row beside the ordering keys, which stay out of the JSON.
-  if (command.order.every((k) => command.select.includes(k.column))) {
-    return sql`SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${total} FROM (SELECT ${selected} FROM ${source}${page}) AS _p`;
+  if (command.expand.length === 0) {
+    const selected = join(command.select.map((c) => sql`${s}.${ident(c.name)}`));
+    // json_agg over the page's rows keeps the column names and has no 100-argument limit
+    // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
+    // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
+    // in a LATERAL row beside the ordering keys, which stay out of the JSON.
+    if (orderSelected) {
+      return sql`SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${source}${page}) AS _p`;
+    }
+    const keyNames = command.order.map((_, i) => `k${i}`);
+    const keys = join(command.order.map((k, i) => sql`${s}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
+    return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT _r AS r, ${keys} FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${page}) AS _p`;
+  }
+
+  // With expand, the page is limited first (`_q`, carrying the selected columns plus the FK and
+  // ordering columns the outer query needs), and only its rows get their related rows. The
+  // expanded values are columns named after their relation, so they land in the row JSON; parse
+  // refuses a relation name equal to a selected column. Unselected FK columns stay out of the JSON.
+  const inner: Column[] = [];
+  for (const c of [...command.select, ...command.order.map((k) => k.column), ...command.expand.flatMap(correlatedColumns)]) {
+    if (!inner.includes(c)) inner.push(c);
+  }
+  const pageRows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;
+  const selected = join([...command.select.map((c) => sql`${q}.${ident(c.name)}`), ...expansionColumns(q, command.expand)]);
+  if (orderSelected) {
+    return sql`SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${pageRows}) AS _p`;
   }
   const keyNames = command.order.map((_, i) => `k${i}`);
-  const keys = join(command.order.map((k, i) => sql`${s}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
-  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${total} FROM (SELECT _r AS r, ${keys} FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${page}) AS _p`;
+  const keys = join(command.order.map((k, i) => sql`${q}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
+  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT _r AS r, ${keys} FROM ${pageRows} CROSS JOIN LATERAL (SELECT ${selected}) AS _r) AS _p`;
+}
+
+/** The child rows: FK = the parent's key values, or via the parent row when the FK references a non-key unique. */
+function compileParentCondition(row: Sql, parent: ParentScope): Sql {
+  const fk = parent.foreignKey;
+  const byKey = fk.referencedColumns.every((r) => parent.key.some((k) => k.column === r)) && fk.referencedColumns.length === parent.key.length;
+  if (byKey) {
+    return join(
+      fk.columns.map((c, i) => sql`${row}.${ident(c.name)} = ${parent.key.find((k) => k.column === fk.referencedColumns[i])!.value}`),
+      sql` AND `,
+    );
+  }
+  const referenced = join(fk.referencedColumns.map((c) => sql`_pa.${ident(c.name)}`));
+  return sql`(${join(fk.columns.map((c) => sql`${row}.${ident(c.name)}`))}) IN (SELECT ${referenced} FROM ${ident(parent.table.schema, parent.table.name)} AS _pa WHERE ${parentKey(parent)})`;
+}
+
+function compileParentExists(parent: ParentScope): Sql {
+  return sql`EXISTS (SELECT 1 FROM ${ident(parent.table.schema, parent.table.name)} AS _pa WHERE ${parentKey(parent)})`;
+}
+
+function parentKey(parent: ParentScope): Sql {
+  return join(parent.key.map(({ column, value }) => sql`_pa.${ident(column.name)} = ${value}`), sql` AND `);
 }

@@ -30,9 +30,9 @@ function statementOf(command: Command, config: ResolvedConfig): Sql {
     case 'get':
       return compileGet(command);
     case 'aggregate':
-      return compileAggregate(command);
+      return compileAggregate(command, config.searchConfig);
     case 'explain':
-      return compileExplain(command);
+      return compileExplain(command, config.searchConfig);
     case 'insert':
       return compileInsert(command);
     case 'update':

@@ -2,9 +2,12 @@ import type { ExplainCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import type { Table } from '../../schema/schema-types';
 import type { CursorCodec } from './cursor-codec';
-import { notYet } from './not-yet';
+import { parseList } from './parse-list';
 
-/** `GET /{table}/_explain?<list params>` -> ExplainCommand. */
-export function parseExplain(_table: Table, _query: readonly (readonly [string, string])[], _config: ResolvedConfig, _cursors: CursorCodec): ExplainCommand {
-  return notYet('GET /{table}/_explain');
+/**
+ * `GET /{table}/_explain?<list params>` -> ExplainCommand: the list command the list route would
+ * run for the same parameters (so its plan is the plan of exactly that statement).
+ */
+export function parseExplain(table: Table, query: readonly (readonly [string, string])[], config: ResolvedConfig, cursors: CursorCodec): ExplainCommand {
+  return Object.freeze({ kind: 'explain', table, list: parseList(table, query, config, cursors) });
 }

@@ -2,23 +2,31 @@ import type { GetCommand } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../http/gateway-request';
 import type { Table } from '../../schema/schema-types';
+import { parseExpand } from './parse-expand';
 import { parseKey } from './parse-key';
 import { parseSelect } from './parse-list';
+import { clip } from './resolve-names';
 
-/** `GET /{table}/:id?select=` -> GetCommand. */
+const parameters = ['select', 'expand'] as const;
+
+/** `GET /{table}/:id?select=&expand=` -> GetCommand. */
 export function parseGet(table: Table, request: GatewayRequest): GetCommand {
-  let selectText: string | undefined;
+  const given = new Map<string, string>();
   for (const [key, value] of request.query) {
-    if (key !== 'select') throw new GatewayError('PARSE_ERROR', `\`${key}\` is not a parameter of a single-row read.`, { hint: 'A single-row read accepts select.' });
-    if (selectText !== undefined) throw new GatewayError('PARSE_ERROR', 'The `select` parameter is given more than once.');
-    selectText = value;
+    if (!(parameters as readonly string[]).includes(key)) {
+      throw new GatewayError('PARSE_ERROR', `\`${clip(key)}\` is not a parameter of a single-row read.`, { hint: 'A single-row read accepts select and expand.' });
+    }
+    if (given.has(key)) throw new GatewayError('PARSE_ERROR', `The \`${key}\` parameter is given more than once.`);
+    given.set(key, value);
   }
+  const selectText = given.get('select');
+  const select = parseSelect(table, selectText);
   return Object.freeze({
     kind: 'get',
     table,
-    select: parseSelect(table, selectText),
+    select,
     explicitSelect: selectText !== undefined,
     key: parseKey(table, request.rawSegments[1] ?? ''),
-    expand: Object.freeze([]),
+    expand: parseExpand(table, given.get('expand'), select),
   });
 }

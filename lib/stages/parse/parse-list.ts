@@ -4,10 +4,11 @@
  * key-style: `limit.eq=5`).
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { Filter, ListCommand, Search, SortKey } from '../../command/command';
+import type { Filter, ListCommand, ParentScope, Search, SortKey } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { CursorCodec } from './cursor-codec';
+import { parseExpand } from './parse-expand';
 import { parseKeyStyle, parseValueStyle, splitKeyStyle } from './parse-filter';
 import { clip, resolveColumn } from './resolve-names';
 import { splitList } from './split-list';
@@ -18,7 +19,17 @@ const reservedSet: ReadonlySet<string> = new Set(reservedParameters);
 
 const MAX_INTEGER_DIGITS = 15;
 
-export function parseList(table: Table, query: readonly (readonly [string, string])[], config: ResolvedConfig, cursors: CursorCodec): ListCommand {
+/**
+ * `parent` is set by the child route (`GET /{parent}/:id/{child}`): the same parameters, over the
+ * rows of `table` whose foreign key points at that parent row.
+ */
+export function parseList(
+  table: Table,
+  query: readonly (readonly [string, string])[],
+  config: ResolvedConfig,
+  cursors: CursorCodec,
+  parent: ParentScope | null = null,
+): ListCommand {
   const reserved = new Map<Reserved, string>();
   const filters: Filter[] = [];
   for (const [key, raw] of query) {
@@ -27,21 +38,7 @@ export function parseList(table: Table, query: readonly (readonly [string, strin
       reserved.set(key as Reserved, raw);
       continue;
     }
-    const column = table.columnsByName.get(key);
-    if (column) {
-      filters.push(parseValueStyle(column, raw));
-      continue;
-    }
-    const keyStyle = splitKeyStyle(table, key);
-    if (keyStyle) {
-      filters.push(parseKeyStyle(keyStyle.column, keyStyle.op, raw));
-      continue;
-    }
-    resolveColumn(table, key.includes('.') ? key.slice(0, key.lastIndexOf('.')) : key, 'a filter');
-  }
-
-  if (reserved.has('expand')) {
-    throw new GatewayError('PARSE_ERROR', 'The `expand` parameter is not supported by this version of tablegate.');
+    filters.push(parseFilterParameter(table, key, raw));
   }
 
   const distinctName = reserved.get('distinct');
@@ -71,6 +68,10 @@ export function parseList(table: Table, query: readonly (readonly [string, strin
     cursor = { values: cursors.decode(table, order, cursorText) };
   }
 
+  const expandText = reserved.get('expand');
+  if (distinct && expandText !== undefined) throw new GatewayError('PARSE_ERROR', '`expand` cannot be combined with `distinct`: distinct values have no related rows.');
+  const expand = parseExpand(table, expandText, select);
+
   const countText = reserved.get('count');
   if (countText !== undefined && countText !== 'exact') throw new GatewayError('PARSE_ERROR', '`count` takes the value `exact`.');
 
@@ -88,9 +89,20 @@ export function parseList(table: Table, query: readonly (readonly [string, strin
     cursor,
     distinct,
     countExact: countText === 'exact',
-    expand: Object.freeze([]),
-    parent: null,
+    expand,
+    parent,
   });
+}
+
+/** One non-reserved query parameter -> a filter on a column (either spelling); else UNKNOWN_COLUMN. */
+export function parseFilterParameter(table: Table, key: string, raw: string): Filter {
+  const column = table.columnsByName.get(key);
+  if (column) return parseValueStyle(column, raw);
+  const keyStyle = splitKeyStyle(table, key);
+  if (keyStyle) return parseKeyStyle(keyStyle.column, keyStyle.op, raw);
+  // Neither spelling names a column, so this throws UNKNOWN_COLUMN with the nearest name.
+  resolveColumn(table, key.includes('.') ? key.slice(0, key.lastIndexOf('.')) : key, 'a filter');
+  throw new GatewayError('UNKNOWN_COLUMN', `Table \`${table.name}\` has no column \`${clip(key)}\` (in a filter).`);
 }
 
 export function parseSelect(table: Table, text: string | undefined): readonly Column[] {
@@ -133,7 +145,7 @@ export function parseSort(table: Table, text: string | undefined): SortKey[] {
   });
 }
 
-function parseSearch(table: Table, query: string | undefined, columnsText: string | undefined): Search | null {
+export function parseSearch(table: Table, query: string | undefined, columnsText: string | undefined): Search | null {
   if (query === undefined) {
     if (columnsText !== undefined) throw new GatewayError('PARSE_ERROR', '`search_columns` needs a `search` parameter.');
     return null;

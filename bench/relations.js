@@ -1,0 +1,426 @@
+#!/usr/bin/env node
+// Relations benchmark: a page of 20 orders, each with its user (many-to-one) and its items
+// (one-to-many), through tablegate (`expand=user,nested:order_items`) against a hand-written
+// Express + pg route that fetches the same thing with one SQL statement, in the same run.
+// Results and method: docs/performance.md ("Relations"). Run after `npm run build`:
+//   node bench/relations.js
+// TABLEGATE_DIST=<dir> runs it against another build of lib/ (default dist/cjs); the directory
+// must hold index.js and cli/embedded-postgres.js.
+//
+// Process layout as bench/run.js: this process loads the fixture, checks both servers and drives
+// autocannon; each server runs in its own child process (this file with `--server`).
+'use strict';
+const { fork } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const DIST = path.resolve(process.env.TABLEGATE_DIST || path.join(__dirname, '..', 'dist', 'cjs'));
+const DB_NAME = 'tablegate_bench_relations';
+const APP_ROLE = 'tablegate_bench_app';
+const SCHEMA = 'bench';
+const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
+const TENANTS = [1, 2, 3, 4].map((n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
+const STATEMENT_TIMEOUT_MS = 30000;
+const LIST_LIMIT = 20;
+const USERS = 4000;
+
+function envNumber(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server processes
+// ---------------------------------------------------------------------------------------------
+
+/** Server A: tablegate as a host application would mount it. */
+async function startTablegate(app, { appUrl, jwtSecret }) {
+  const { createGateway } = require(path.join(DIST, 'index.js'));
+  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA] });
+  await gateway.ready;
+  app.use('/api', gateway);
+  return () => gateway.close();
+}
+
+/**
+ * Server B: what a careful developer writes by hand, without N+1: one statement that joins the
+ * user and aggregates the items per order (json_agg in a correlated subquery), inside BEGIN READ
+ * ONLY + the same set_config context + COMMIT (four round trips). pg parses the json columns
+ * into objects and Express stringifies the rows.
+ */
+async function startBaseline(app, { appUrl, jwtSecret }) {
+  const jwt = require('jsonwebtoken');
+  const pg = require('pg');
+  const pool = new pg.Pool({ connectionString: appUrl, max: 10, application_name: 'baseline' });
+  const key = crypto.createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+
+  const CONTEXT_SQL =
+    "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
+    "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
+    "set_config('statement_timeout', $4, true)";
+  // The page is limited first, then each of its 20 orders gets its user and items: correlated
+  // subqueries in the select list of the outer query only run for the page rows (in the select
+  // list of the limited query they would also run for every row skipped by OFFSET).
+  const LIST_SQL = `
+    SELECT o.id, o.tenant_id, o.user_id, o.status, o.total, o.placed_at, o.notes,
+           (SELECT to_json(u) FROM (SELECT u.id, u.tenant_id, u.email, u.name FROM ${SCHEMA}.users u WHERE u.id = o.user_id) u) AS "user",
+           (SELECT coalesce(json_agg(i ORDER BY i.id), '[]') FROM (SELECT i.id, i.tenant_id, i.order_id, i.product, i.qty, i.price
+              FROM ${SCHEMA}.order_items i WHERE i.order_id = o.id) i) AS order_items
+    FROM (SELECT id, tenant_id, user_id, status, total, placed_at, notes FROM ${SCHEMA}.orders
+          WHERE status = $1 ORDER BY id LIMIT $2 OFFSET $3) o
+    ORDER BY o.id`;
+
+  class HttpError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  function authenticate(req) {
+    const header = req.headers.authorization || '';
+    if (!header.startsWith('Bearer ')) throw new HttpError(401, 'missing bearer token');
+    try {
+      return jwt.verify(header.slice(7), key, { algorithms: ['HS256'] });
+    } catch {
+      throw new HttpError(401, 'invalid token');
+    }
+  }
+
+  app.get('/api/orders', async (req, res) => {
+    const claims = authenticate(req);
+    const raw = typeof req.query.status === 'string' ? req.query.status : undefined;
+    if (raw === undefined) throw new HttpError(400, 'status is required');
+    const status = raw.startsWith('eq.') ? raw.slice(3) : raw;
+    const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+    const offset = Number(req.query.offset ?? 0) || 0;
+    const client = await pool.connect();
+    let rows;
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(CONTEXT_SQL, [String(claims.tenant_id ?? ''), String(claims.user_id ?? claims.sub ?? ''), String(claims.agent_id ?? ''), String(STATEMENT_TIMEOUT_MS)]);
+      ({ rows } = await client.query(LIST_SQL, [status, limit, offset]));
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    res.json({ data: rows, count: rows.length, limit, offset });
+  });
+
+  app.use((err, _req, res, _next) => {
+    res.status(err.status || 500).json({ error: err.status ? err.message : 'internal error' });
+  });
+  return () => pool.end();
+}
+
+async function serverMain(kind) {
+  const express = require('express');
+  const app = express();
+  const config = await new Promise((resolve) => process.once('message', resolve));
+  const close = kind === 'tablegate' ? await startTablegate(app, config) : await startBaseline(app, config);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  process.on('message', async (msg) => {
+    if (msg === 'cpu') return void process.send({ cpu: process.cpuUsage() });
+    if (msg !== 'stop') return;
+    server.closeAllConnections?.();
+    server.close();
+    await close().catch(() => undefined);
+    process.exit(0);
+  });
+  process.send({ port: server.address().port });
+}
+
+function spawnServer(kind, config) {
+  const child = fork(__filename, ['--server', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const onExit = (code) => reject(new Error(`${kind} server exited with code ${code} before listening`));
+    child.once('exit', onExit);
+    child.once('message', (msg) => {
+      child.removeListener('exit', onExit);
+      resolve({
+        kind,
+        base: `http://127.0.0.1:${msg.port}`,
+        cpuMicros: () =>
+          new Promise((done) => {
+            const onMessage = (m) => {
+              if (!m || !m.cpu) return;
+              child.removeListener('message', onMessage);
+              done(m.cpu.user + m.cpu.system);
+            };
+            child.on('message', onMessage);
+            child.send('cpu');
+          }),
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+            child.once('exit', () => (clearTimeout(timer), done()));
+            child.send('stop');
+          }),
+      });
+    });
+    child.send(config);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database
+// ---------------------------------------------------------------------------------------------
+
+async function startDatabase() {
+  if (process.env.TABLEGATE_BENCH_DATABASE_URL) {
+    return { adminUrl: process.env.TABLEGATE_BENCH_DATABASE_URL, stop: async () => undefined, embedded: false };
+  }
+  const { startEmbeddedPostgres } = require(path.join(DIST, 'cli', 'embedded-postgres.js'));
+  const server = await startEmbeddedPostgres({ onLog: () => undefined });
+  return { adminUrl: server.adminUrl, stop: () => server.stop(), embedded: true };
+}
+
+function withDatabase(url, database) {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/**
+ * users (4,000, tenant = id % 4), orders (`rows`, tenant = i % 4, user of the same tenant, every
+ * 50th without a user), order_items (order o has (o / 4) % 4 items: 0 to 3 in every tenant). RLS forced on all three.
+ */
+async function loadFixture(adminUrl, rows) {
+  const { Client } = require('pg');
+  const password = crypto.randomBytes(18).toString('hex');
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${DB_NAME}`);
+    const exists = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
+    const verb = exists.rowCount ? 'ALTER' : 'CREATE';
+    await admin.query(`${verb} ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+  } finally {
+    await admin.end();
+  }
+  const db = new Client({ connectionString: withDatabase(adminUrl, DB_NAME) });
+  await db.connect();
+  const t0 = performance.now();
+  try {
+    const tenants = `ARRAY[${TENANTS.map((t) => `'${t}'::uuid`).join(', ')}]`;
+    const statuses = `ARRAY[${STATUSES.map((s) => `'${s}'`).join(', ')}]`;
+    const rls = (table) => `
+      ALTER TABLE ${SCHEMA}.${table} ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE ${SCHEMA}.${table} FORCE ROW LEVEL SECURITY;
+      CREATE POLICY tenant_isolation ON ${SCHEMA}.${table} USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
+      GRANT SELECT ON ${SCHEMA}.${table} TO ${APP_ROLE};`;
+    await db.query(`
+      CREATE SCHEMA ${SCHEMA};
+      CREATE TABLE ${SCHEMA}.users (id int PRIMARY KEY, tenant_id uuid NOT NULL, email text NOT NULL, name text NOT NULL);
+      INSERT INTO ${SCHEMA}.users SELECT u, (${tenants})[(u % 4) + 1], 'user' || u || '@example.com', 'User ' || u FROM generate_series(0, ${USERS - 1}) AS u;
+      CREATE TABLE ${SCHEMA}.orders (
+        id bigserial PRIMARY KEY, tenant_id uuid NOT NULL, user_id int REFERENCES ${SCHEMA}.users (id),
+        status text, total numeric(12,2), placed_at timestamptz, notes text);
+      INSERT INTO ${SCHEMA}.orders (tenant_id, user_id, status, total, placed_at, notes)
+      SELECT (${tenants})[(i % 4) + 1], CASE WHEN i % 50 = 0 THEN NULL ELSE 4 * ((i * 7) % ${USERS / 4}) + (i % 4) END,
+             (${statuses})[(i % 5) + 1], ((i * 7919) % 100000) / 100.0,
+             timestamptz '2024-01-01 00:00:00+00' + i * interval '1 minute',
+             CASE WHEN i % 7 = 0 THEN NULL ELSE 'order ' || i END
+      FROM generate_series(1, ${rows}) AS i ORDER BY i;
+      CREATE TABLE ${SCHEMA}.order_items (
+        id bigserial PRIMARY KEY, tenant_id uuid NOT NULL, order_id bigint NOT NULL REFERENCES ${SCHEMA}.orders (id),
+        product text NOT NULL, qty int NOT NULL, price numeric(10,2) NOT NULL);
+      INSERT INTO ${SCHEMA}.order_items (tenant_id, order_id, product, qty, price)
+      SELECT o.tenant_id, o.id, 'product ' || (o.id * n % 500), n, ((o.id * n * 31) % 10000) / 100.0
+      FROM ${SCHEMA}.orders o CROSS JOIN LATERAL generate_series(1, ((o.id / 4) % 4)::int) AS n ORDER BY o.id, n;
+      CREATE INDEX orders_tenant_status_id ON ${SCHEMA}.orders (tenant_id, status, id);
+      CREATE INDEX order_items_order_id ON ${SCHEMA}.order_items (order_id);
+      GRANT CONNECT ON DATABASE ${DB_NAME} TO ${APP_ROLE};
+      GRANT USAGE ON SCHEMA ${SCHEMA} TO ${APP_ROLE};
+      ${rls('users')} ${rls('orders')} ${rls('order_items')}
+      ANALYZE ${SCHEMA}.users; ANALYZE ${SCHEMA}.orders; ANALYZE ${SCHEMA}.order_items;
+    `);
+    const counts = await db.query(`SELECT (SELECT count(*) FROM ${SCHEMA}.orders)::int AS orders, (SELECT count(*) FROM ${SCHEMA}.order_items)::int AS items`);
+    const version = await db.query('SHOW server_version');
+    const u = new URL(adminUrl);
+    u.username = APP_ROLE;
+    u.password = password;
+    u.pathname = `/${DB_NAME}`;
+    return { appUrl: u.toString(), ...counts.rows[0], serverVersion: version.rows[0].server_version, loadMs: performance.now() - t0 };
+  } finally {
+    await db.end();
+  }
+}
+
+async function dropFixture(adminUrl) {
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${APP_ROLE}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Check and load
+// ---------------------------------------------------------------------------------------------
+
+/** One order with its user and items, as comparable text (pg gives numeric/bigint as strings). */
+function normalizeOrder(row) {
+  const num = (v) => (v === null || v === undefined ? null : Number(v).toFixed(2));
+  const user = row.user === null ? null : [String(row.user.id), row.user.tenant_id, row.user.email, row.user.name];
+  if (!Array.isArray(row.order_items)) throw new Error(`order ${row.id}: order_items is not an array`);
+  const items = row.order_items.map((i) => [String(i.id), i.tenant_id, String(i.order_id), i.product, i.qty, num(i.price)]);
+  return [String(row.id), row.tenant_id, row.user_id === null ? null : Number(row.user_id), row.status, num(row.total), new Date(row.placed_at).getTime(), row.notes, user, items];
+}
+
+async function fetchJson(url, token) {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+async function verify(servers, paths, token) {
+  for (const urlPath of paths) {
+    const [a, b] = await Promise.all(servers.map((s) => fetchJson(s.base + urlPath, token)));
+    for (const [s, r] of [[servers[0], a], [servers[1], b]]) {
+      if (r.status !== 200) throw new Error(`${s.kind} GET ${urlPath}: status ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      if (r.body.data.length !== LIST_LIMIT) throw new Error(`${s.kind} GET ${urlPath}: ${r.body.data.length} rows`);
+    }
+    const ra = a.body.data.map(normalizeOrder);
+    const rb = b.body.data.map(normalizeOrder);
+    if (JSON.stringify(ra) !== JSON.stringify(rb)) {
+      throw new Error(`GET ${urlPath}: the servers returned different rows\n tablegate: ${JSON.stringify(ra).slice(0, 600)}\n baseline:  ${JSON.stringify(rb).slice(0, 600)}`);
+    }
+    const tenants = new Set(ra.flatMap((r) => [r[1], r[7]?.[1], ...r[8].map((i) => i[1])]).filter((t) => t !== undefined && t !== null));
+    if (tenants.size !== 1 || !tenants.has(TENANTS[0])) throw new Error(`GET ${urlPath}: rows of another tenant came back`);
+    if (!ra.some((r) => r[8].length > 1) || !ra.some((r) => r[8].length === 0) || !ra.some((r) => r[7] !== null)) {
+      throw new Error(`GET ${urlPath}: the page does not exercise users and items`);
+    }
+  }
+}
+
+function load(base, paths, token, seconds) {
+  const autocannon = require('autocannon');
+  let next = 0;
+  return autocannon({
+    url: base,
+    connections: 20,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ setupRequest: (req) => ((req.path = paths[next++ % paths.length]), req) }],
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main() {
+  const duration = envNumber('BENCH_DURATION', 10, 1);
+  const warmup = envNumber('BENCH_WARMUP', 3, 0);
+  const rounds = Math.floor(envNumber('BENCH_ROUNDS', 1, 1));
+  const rowCount = Math.floor(envNumber('BENCH_ROWS', 100000, 1000));
+  const jwt = require('jsonwebtoken');
+  const loadBefore = os.loadavg();
+  const database = await startDatabase();
+  const servers = [];
+  let failed = false;
+  try {
+    const fixture = await loadFixture(database.adminUrl, rowCount);
+    console.log(`fixture: ${fixture.orders} orders, ${fixture.items} items, ${USERS} users over ${TENANTS.length} tenants, RLS forced (${Math.round(fixture.loadMs)} ms)`);
+    const jwtSecret = crypto.randomBytes(32).toString('hex');
+    const token = jwt.sign({ tenant_id: TENANTS[0], user_id: '42', role: 'member' }, jwtSecret, { algorithm: 'HS256', expiresIn: '1d' });
+    const config = { appUrl: fixture.appUrl, jwtSecret };
+    servers.push(await spawnServer('tablegate', config), await spawnServer('baseline', config));
+
+    // Offsets spread the pages over the table; the same sequence goes to both servers.
+    const paths = [];
+    for (const offset of [0, 40, 200]) for (const s of STATUSES) paths.push(`/api/orders?status=eq.${s}&limit=${LIST_LIMIT}&offset=${offset}&expand=user,nested:order_items`);
+    await verify(servers, paths, token);
+    console.log('check: both servers return 200 and the same 20 orders with the same users and items, all of the token\'s tenant');
+
+    const runs = [];
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? [servers[1], servers[0]] : servers;
+      for (const server of order) {
+        if (warmup > 0) await load(server.base, paths, token, warmup);
+        const cpu0 = await server.cpuMicros();
+        const raw = await load(server.base, paths, token, duration);
+        const cpu = (await server.cpuMicros()) - cpu0;
+        const result = {
+          round: round + 1,
+          server: server.kind,
+          reqPerSec: raw.requests.average,
+          p50: raw.latency.p50,
+          p99: raw.latency.p99,
+          serverCpuMsPerReq: cpu / 1000 / (raw.requests.total || 1),
+          non2xx: raw.non2xx,
+          errors: raw.errors,
+        };
+        runs.push(result);
+        console.log(
+          `round ${result.round} ${server.kind.padEnd(9)} ${result.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms` +
+            `  server CPU ${result.serverCpuMsPerReq.toFixed(3)} ms/req  (non-2xx ${result.non2xx}, errors ${result.errors})`,
+        );
+        if (raw.non2xx || raw.errors || raw.timeouts) failed = true;
+      }
+    }
+    const agg = (kind) => {
+      const rs = runs.filter((r) => r.server === kind);
+      return { reqPerSec: median(rs.map((r) => r.reqPerSec)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), serverCpuMsPerReq: median(rs.map((r) => r.serverCpuMsPerReq)) };
+    };
+    const a = agg('tablegate');
+    const b = agg('baseline');
+    const ratio = a.reqPerSec / b.reqPerSec;
+    const perRound = Array.from({ length: rounds }, (_, i) => {
+      const ra = runs.find((r) => r.round === i + 1 && r.server === 'tablegate');
+      const rb = runs.find((r) => r.round === i + 1 && r.server === 'baseline');
+      return ra.reqPerSec / rb.reqPerSec;
+    });
+    console.log('');
+    console.log(`node ${process.version}, PostgreSQL ${fixture.serverVersion}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}); load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(`20 connections, ${warmup} s warm-up + ${duration} s measured, ${rounds} round(s)${rounds > 1 ? ' (medians)' : ''}`);
+    console.log('| server | req/s | p50 ms | p99 ms | server CPU ms/req |');
+    console.log('| --- | ---: | ---: | ---: | ---: |');
+    for (const [kind, r] of [['tablegate', a], ['baseline', b]]) console.log(`| ${kind} | ${r.reqPerSec.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.serverCpuMsPerReq.toFixed(3)} |`);
+    console.log(`\ntablegate/baseline req/s: ${ratio.toFixed(2)}x (per round: ${perRound.map((x) => `${x.toFixed(2)}x`).join(', ')}; target >= 1.0x)`);
+
+    const outDir = path.join(__dirname, 'results');
+    fs.mkdirSync(outDir, { recursive: true });
+    const report = { date: new Date().toISOString(), settings: { connections: 20, warmupSeconds: warmup, durationSeconds: duration, rounds, orders: fixture.orders, items: fixture.items, users: USERS, listLimit: LIST_LIMIT }, tablegate: a, baseline: b, ratio, perRound, runs };
+    fs.writeFileSync(path.join(outDir, 'relations-latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    if (failed) console.error('FAILED: some requests were errors or non-2xx responses during the load');
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    if (!database.embedded) await dropFixture(database.adminUrl).catch((e) => console.error(`cleanup: ${e.message}`));
+    await database.stop();
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+if (process.argv[2] === '--server') {
+  serverMain(process.argv[3]).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The hook the policy stage needs (contract §6: "naming a denied column in select, a filter,
+ * sort, distinct, search_columns, expand or returning -> 403 before any SQL runs").
+ * In: a command. Out: every table the command's SQL will read or write, each with every column
+ * it names: returned, filtered, sorted, searched, joined on (FK and referenced key columns of an
+ * expansion or a child route), written, or used as a key. Related tables appear under their own
+ * Table object. Never: leaves out a table or column that compile will put in the SQL; a policy
+ * that denies a table in this map can refuse the command before the database sees it.
+ */
+import type { Command, Expansion, Filter, ListCommand, ParentScope, Search, SortKey } from './command';
+import { assertNever } from './command';
+import type { Column, Table } from '../schema/schema-types';
+
+export type TouchedColumns = Map<Table, Set<Column>>;
+
+export function touchedColumns(command: Command): TouchedColumns {
+  const touched: TouchedColumns = new Map();
+  const add = (table: Table, columns: Iterable<Column>): void => {
+    let set = touched.get(table);
+    if (!set) touched.set(table, (set = new Set()));
+    for (const c of columns) set.add(c);
+  };
+  switch (command.kind) {
+    case 'list':
+      addList(add, command);
+      break;
+    case 'explain':
+      addList(add, command.list);
+      break;
+    case 'get':
+      add(command.table, command.select);
+      add(command.table, command.key.map((k) => k.column));
+      addExpansions(add, command.expand);
+      break;
+    case 'aggregate':
+      add(command.table, command.column ? [command.column] : []);
+      addFilters(add, command.table, command.filters, command.search);
+      break;
+    case 'insert':
+      add(command.table, [...command.columns, ...command.returning, ...(command.onConflict?.columns ?? [])]);
+      break;
+    case 'update':
+      add(command.table, [...command.columns, ...command.returning, ...command.key.map((k) => k.column)]);
+      break;
+    case 'delete':
+      add(command.table, [...command.returning, ...command.key.map((k) => k.column)]);
+      break;
+    default:
+      return assertNever(command, 'command');
+  }
+  return touched;
+}
+
+type Add = (table: Table, columns: Iterable<Column>) => void;
+
+function addList(add: Add, list: ListCommand): void {
+  add(list.table, list.select);
+  add(list.table, list.order.map((k: SortKey) => k.column));
+  if (list.distinct) add(list.table, [list.distinct]);
+  addFilters(add, list.table, list.filters, list.search);
+  addExpansions(add, list.expand);
+  if (list.parent) addParent(add, list.parent);
+}
+
+function addFilters(add: Add, table: Table, filters: readonly Filter[], search: Search | null): void {
+  add(table, filters.map((f) => f.column));
+  if (search) add(table, search.columns);
+}
+
+function addExpansions(add: Add, expansions: readonly Expansion[]): void {
+  for (const { relation, select } of expansions) {
+    const fk = relation.foreignKey;
+    add(relation.target, select);
+    // Both sides of the join condition are read.
+    add(fk.table, fk.columns);
+    add(fk.referencedTable, fk.referencedColumns);
+    if (relation.target.primaryKey.length && relation.cardinality === 'many') add(relation.target, relation.target.primaryKey);
+  }
+}
+
+function addParent(add: Add, parent: ParentScope): void {
+  add(parent.table, parent.key.map((k) => k.column));
+  add(parent.foreignKey.table, parent.foreignKey.columns);
+  add(parent.foreignKey.referencedTable, parent.foreignKey.referencedColumns);
+}
