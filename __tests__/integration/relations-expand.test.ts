@@ -5,8 +5,9 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, type Gateway } from '../../lib';
-import { createTestDatabase, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import type { Gateway } from '../../lib';
+import { createTestDatabase, signToken, TENANT_A, TENANT_B } from '../support/test-database';
+import { startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
 type Row = Record<string, unknown>;
@@ -16,18 +17,13 @@ let app: express.Express;
 const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });
 
+let started: GatewayApp | undefined;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, maxLimit: 500 });
-  await gateway.ready;
-  app = express();
-  app.use('/api', gateway);
+  started = await startGatewayApp({ maxLimit: 500 });
+  ({ db, gateway, app } = started);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await db?.drop();
-});
+afterAll(() => stopGatewayApp(started));
 
 const get = (path: string, token = tokenA) => request(app).get(path).set('Authorization', `Bearer ${token}`);
 

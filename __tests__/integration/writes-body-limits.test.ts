@@ -10,6 +10,7 @@ import express from 'express';
 import request from 'supertest';
 import { createGateway, type Gateway } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET } from '../support/test-database';
+import { startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
 let db: TestDb;
@@ -18,18 +19,13 @@ let app: express.Express;
 const MAX_BYTES = 4096;
 const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 
+let started: GatewayApp | undefined;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, maxRequestBodyBytes: MAX_BYTES });
-  await gateway.ready;
-  app = express();
-  app.use('/api', gateway);
+  started = await startGatewayApp({ maxRequestBodyBytes: MAX_BYTES });
+  ({ db, gateway, app } = started);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await db?.drop();
-});
+afterAll(() => stopGatewayApp(started));
 
 const post = (path: string, body: string | Buffer, type = 'application/json') =>
   request(app).post(path).set('Authorization', `Bearer ${tokenA}`).set('Content-Type', type).send(body);
