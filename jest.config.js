@@ -16,6 +16,7 @@ const shared = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  reporters: ['default', '<rootDir>/__tests__/support/summary-reporter.js'],
   projects: [
     {
       ...shared,
