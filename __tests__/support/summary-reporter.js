@@ -1,5 +1,5 @@
-// Prints one plain closing line, `tests: N passed, N failed[, N skipped]`, after jest's own
-// summary (on stderr, like that summary, so it stays last), so CI tooling that reads the last line of a run sees the totals in a standard form.
+// Prints a plain `tests: N passed, N failed[, N skipped]` line after jest's own summary (on
+// stderr, like that summary), so CI tooling that looks for such a line finds the totals.
 'use strict';
 
 class SummaryReporter {
