@@ -9,6 +9,9 @@
 //  2. Oversized body: a 50 MB body POSTed to tablegate (max_request_body_bytes = 1 MB) once with
 //     Content-Length and once chunked; both must be refused with 413 while the server's RSS stays
 //     flat. Prints the server's RSS before and after.
+//  3. Failing batch: the same 1,000 rows with the last one breaking a check constraint, POSTed to
+//     tablegate one at a time; prints the median time to the 400 that names the row (details.row,
+//     found by rolled-back prefix probes) next to the median time of a successful batch.
 //
 // Run after a build: `npm run build && node bench/writes.js`. TABLEGATE_DIST=<dir> uses another
 // build of lib/ (e.g. `npx tsc -p tsconfig.build.json --outDir node_modules/.cache/tg-dist`; the
@@ -318,6 +321,24 @@ async function main() {
       console.log(`${s.kind.padEnd(16)} ${rate(s.kind).toFixed(1).padStart(7)} batches/s  ${(rate(s.kind) * BATCH).toFixed(0).padStart(8)} rows/s  p50 ${Math.max(...t.p50)} ms  p99 ${Math.max(...t.p99)} ms`);
     }
     console.log(`ratio tablegate / hand-written: ${(rate('tablegate') / rate('hand-written pg')).toFixed(2)}x`);
+
+    // A failing batch: the cost of naming the failing row (probing, failure path only).
+    const failingBody = JSON.stringify(JSON.parse(body).map((row, i) => (i === BATCH - 1 ? { ...row, qty: -1 } : row)));
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const timed = async (payload, expectStatus) => {
+      const times = [];
+      for (let i = 0; i < 15; i++) {
+        const started = process.hrtime.bigint();
+        const r = await post(servers[0].base, token, payload);
+        times.push(Number(process.hrtime.bigint() - started) / 1e6);
+        if (r.status !== expectStatus) throw new Error(`tablegate: status ${r.status}: ${r.body.slice(0, 300)}`);
+        if (expectStatus === 400 && JSON.parse(r.body).details?.row !== BATCH - 1) throw new Error(`tablegate: wrong row: ${r.body.slice(0, 300)}`);
+      }
+      return median(times);
+    };
+    const okMs = await timed(body, 201);
+    const failMs = await timed(failingBody, 400);
+    console.log(`failing batch (row ${BATCH - 1} of ${BATCH} breaks a check): 400 naming the row in ${failMs.toFixed(1)} ms median; a successful batch ${okMs.toFixed(1)} ms`);
 
     // Oversized bodies: refused with 413, RSS flat.
     await ask('gc', 'gc');

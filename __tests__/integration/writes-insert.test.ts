@@ -98,7 +98,7 @@ describe('POST /{table}: batches', () => {
       { sku: 'atomic-2', name: 'bad', qty: -1 },
     ]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { sqlstate: '23514', constraint: 'write_items_qty_check' } });
+    expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { sqlstate: '23514', constraint: 'write_items_qty_check', row: 1 } });
     expect(await itemCount()).toBe(before);
     expect(await adminRows("SELECT 1 FROM write_items WHERE sku LIKE 'atomic-%'")).toEqual([]);
   });
@@ -122,6 +122,44 @@ describe('POST /{table}: batches', () => {
     const res = await post('/api/write_items', []);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ data: [], count: 0 });
+  });
+});
+
+describe('POST /{table}: a batch row that PostgreSQL rejects is named by its index', () => {
+  const rows = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, name: `row ${i}`, qty: i }));
+
+  it.each([
+    ['a check violation', 37, { qty: -5 }, 400, { code: 'VALIDATION_ERROR', details: { sqlstate: '23514', constraint: 'write_items_qty_check' } }],
+    ['a not-null violation', 0, { name: null }, 400, { code: 'VALIDATION_ERROR', details: { sqlstate: '23502', column: 'name' } }],
+    ['a bad literal', 49, { qty: 'many' }, 400, { code: 'VALIDATION_ERROR', details: { sqlstate: '22P02' } }],
+    ['a unique violation against an existing row', 12, { sku: 'a-1' }, 409, { code: 'CONFLICT', details: { sqlstate: '23505', constraint: 'write_items_sku_key' } }],
+    ['a unique violation inside the batch', 21, { sku: 'probe-dup-3' }, 409, { code: 'CONFLICT', details: { sqlstate: '23505' } }],
+    ['a row for another tenant (RLS WITH CHECK)', 8, { tenant_id: TENANT_B }, 403, { code: 'FORBIDDEN', details: { sqlstate: '42501' } }],
+  ] as const)('%s at row %i of 50: details.row names it, and nothing is written', async (_what, index, change, status, body) => {
+    const before = await itemCount();
+    // Every row names tenant_id when one does: a key missing from a batch row is NULL.
+    const batch: Record<string, unknown>[] = rows(50, 'probe-dup').map((r) => ('tenant_id' in change ? { ...r, tenant_id: TENANT_A } : r));
+    batch[index] = { ...batch[index], ...change };
+    const res = await post('/api/write_items', batch);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ ...body, details: { ...body.details, row: index } });
+    expect(res.body.message).toMatch(new RegExp(`^Row ${index} of the batch: `));
+    expect(await itemCount()).toBe(before);
+    expect(await adminRows("SELECT 1 FROM write_items WHERE sku LIKE 'probe-dup-%'")).toEqual([]);
+  });
+
+  it('names the second of two rows proposing one upsert key (21000)', async () => {
+    const res = await post('/api/write_kv', [{ key: 'p-0' }, { key: 'p-1' }, { key: 'p-2' }, { key: 'p-1' }, { key: 'p-4' }]).set('X-Upsert', 'true');
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'CONFLICT', details: { sqlstate: '21000', row: 3 } });
+    expect(await adminRows("SELECT 1 FROM write_kv WHERE key LIKE 'p-%'")).toEqual([]);
+  });
+
+  it('leaves the tenant context and the pool clean after probing (the next request succeeds as its caller)', async () => {
+    await post('/api/write_items', [{ sku: 'clean-0', name: 'x' }, { sku: 'clean-1', name: 'x', qty: -1 }]);
+    const res = await post('/api/write_items?returning=sku,tenant_id', [{ sku: 'clean-b', name: 'x' }], tokenB);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual([{ sku: 'clean-b', tenant_id: TENANT_B }]);
   });
 });
 

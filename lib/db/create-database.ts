@@ -7,7 +7,8 @@ import { prepareValue } from 'pg/lib/utils';
 import type { Identity } from '../stages/auth/identity';
 import type { Database } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
-import { PipelinedTransaction, type Rows } from './pipelined-transaction';
+import { locateFailingRow } from './locate-failing-row';
+import { contextQuery, PipelinedTransaction, type Rows } from './pipelined-transaction';
 
 export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
   const { statementTimeoutMs, preparedStatements } = options;
@@ -31,6 +32,21 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
         // A protocol-level failure (no SQLSTATE) may leave the connection unusable: discard it.
         if (!(err && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code))) broken = err as Error;
         throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+
+    async locateFailingRow(identity, probe, isRowError) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: false });
+        return await locateFailingRow(client, context, probe, isRowError);
+      } catch (err) {
+        // Probing is best effort; a connection that failed mid-transaction is not reused.
+        broken = err as Error;
+        return undefined;
       } finally {
         client.release(broken);
       }

@@ -73,6 +73,14 @@ const contextStatements = {
 
 export type Rows = (string | null)[][];
 
+/** The tenant-context statement as a plain query, for the (rare) multi-statement transactions. */
+export function contextQuery(settings: Omit<TransactionSettings, 'prepared'>): CompiledQuery {
+  return {
+    text: contextText(settings.readOnly),
+    values: [settings.tenantId, settings.userId, settings.agentId, String(settings.statementTimeoutMs)],
+  };
+}
+
 export class PipelinedTransaction {
   /**
    * pg's Client records `parsedStatements[name] = text` for the active query on ParseComplete;

@@ -5,6 +5,7 @@
  * wrap it (`(ctx, next) => narrow(next(ctx))`).
  */
 import type { Command } from '../command/command';
+import type { RowProbe } from '../db/locate-failing-row';
 import type { ResolvedConfig } from '../config/resolved-config';
 import type { GatewayRequest } from '../http/gateway-request';
 import type { SchemaCache } from '../schema/schema-types';
@@ -17,6 +18,8 @@ export interface Plan {
   readonly query: CompiledQuery;
   /** Run in a READ ONLY transaction. */
   readonly readOnly: boolean;
+  /** Batch inserts: the same INSERT over a prefix of the rows, to name the row that failed. */
+  readonly rowProbe?: RowProbe;
 }
 
 /** Raw text columns of the rows of the plan's statement (PostgreSQL builds the JSON; nothing is parsed). */

@@ -15,16 +15,23 @@
  * inserted in body order (ORDER BY ordinality), and RETURNING yields them in that order.
  * Keys missing from one row of a batch insert NULL; columns missing from every row get their
  * default (they are not in the column list). Never: a value outside a `$n` parameter.
+ *
+ * `prefix` (batches only) inserts just the first `prefix` rows of the same body: the probe the
+ * execute stage uses, after a batch failed in PostgreSQL, to find which row failed.
  */
 import type { InsertCommand } from '../../command/command';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { selectWritten } from './select-written';
 
-export function compileInsert(command: InsertCommand): Sql {
+export function compileInsert(command: InsertCommand, prefix?: number): Sql {
   const { table, columns, onConflict } = command;
   const target = ident(table.schema, table.name);
+  const elements =
+    prefix === undefined
+      ? sql`jsonb_array_elements(${command.body}::jsonb) WITH ORDINALITY AS _e(v, n)`
+      : sql`(SELECT * FROM jsonb_array_elements(${command.body}::jsonb) WITH ORDINALITY AS _a(v, n) WHERE _a.n <= ${prefix}::bigint) AS _e`;
   const source = command.batch
-    ? sql`jsonb_array_elements(${command.body}::jsonb) WITH ORDINALITY AS _e(v, n) CROSS JOIN LATERAL jsonb_populate_record(NULL::${target}, _e.v) AS _r`
+    ? sql`${elements} CROSS JOIN LATERAL jsonb_populate_record(NULL::${target}, _e.v) AS _r`
     : sql`jsonb_populate_record(NULL::${target}, ${command.body}::jsonb) AS _r`;
   const order = command.batch ? sql` ORDER BY _e.n` : empty;
   // With no column named at all (`{}`), every column takes its default: no column list.

@@ -19,7 +19,12 @@ import { compileUpdate } from './compile-update';
 export function createCompileStage(): Stages['compile'] {
   return function compile(ctx: CommandContext): Plan {
     const { command, config } = ctx;
-    return Object.freeze({ query: compileSql(statementOf(command, config)), readOnly: isRead(command) });
+    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command) };
+    if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
+      const rows = command.rowCount;
+      return Object.freeze({ ...plan, rowProbe: Object.freeze({ rows, query: (prefix: number) => compileSql(compileInsert(command, prefix)) }) });
+    }
+    return Object.freeze(plan);
   };
 }
 
