@@ -12,6 +12,7 @@ import type { GatewayOptions } from './config/gateway-options';
 import type { ResolvedConfig } from './config/resolved-config';
 import { resolveConfig } from './config/resolve-config';
 import { checkRole } from './db/check-role';
+import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
 import { GatewayConfigError } from './errors/gateway-config-error';
@@ -82,6 +83,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ready = (async () => {
     await checkRole(pool, config.allowRlsBypassRole);
     await discover();
+    // Fail open: tables without RLS enabled and forced are served, with one warning listing them.
+    if (schema) await warnAboutRowSecurity(pool, schema);
   })();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
   ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
