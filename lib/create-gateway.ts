@@ -186,7 +186,6 @@ function refuseUnimplemented(config: ResolvedConfig): void {
     [config.allowListPath !== undefined, 'allow_list_path'],
     [config.policy !== undefined || config.policyPath !== undefined, 'policy / policy_path'],
     [config.rpcAllowlistPath !== undefined, 'rpc_allowlist_path'],
-    [config.jwksUrl !== undefined, 'jwks_url'],
   ];
   for (const [set, key] of refused) {
     if (set) throw new GatewayConfigError(`\`${key}\` is not supported by this version of tablegate yet; remove it rather than run without the protection it promises`, key);

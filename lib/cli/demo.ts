@@ -20,7 +20,7 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import jwt from 'jsonwebtoken';
+import { SignJWT } from 'jose';
 import createDebug from 'debug';
 import pg from 'pg';
 import { createGateway } from '../create-gateway';
@@ -89,7 +89,7 @@ export async function demo(opts: { port?: number | undefined }): Promise<number>
     app.use('/api', gateway);
     app.use(gateway.admin);
     web = await listen(app, '127.0.0.1', port, busyHint);
-    printWelcome(`${baseUrl(web)}/api`, jwtSecret);
+    await printWelcome(`${baseUrl(web)}/api`, jwtSecret);
   } catch (err) {
     await shutdown();
     return fail(messageOf(err));
@@ -126,7 +126,7 @@ async function withClient(url: string, work: (c: pg.Client) => Promise<unknown>)
   }
 }
 
-function printWelcome(api: string, jwtSecret: string): void {
+async function printWelcome(api: string, jwtSecret: string): Promise<void> {
   const lines = [
     '',
     `tablegate demo: a multi-tenant shop API on ${api}`,
@@ -135,10 +135,11 @@ function printWelcome(api: string, jwtSecret: string): void {
     '',
   ];
   for (const tenant of demoTenants) {
-    const token = jwt.sign({ tenant_id: tenant.id, sub: `demo-user-${tenant.name.toLowerCase()}`, role: 'staff' }, jwtSecret, {
-      algorithm: 'HS256',
-      expiresIn: '24h',
-    });
+    const token = await new SignJWT({ tenant_id: tenant.id, sub: `demo-user-${tenant.name.toLowerCase()}`, role: 'staff' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt()
+      .setExpirationTime('24h')
+      .sign(Buffer.from(jwtSecret, 'utf8'));
     lines.push(`# ${tenant.name} (tenant_id ${tenant.id})`, `curl -H "Authorization: Bearer ${token}" "${api}/orders?limit=5"`, '');
   }
   lines.push(

@@ -39,7 +39,7 @@ export interface ConfigKey {
 type Row = Omit<ConfigKey, 'option'>;
 export type GatewayOptionName = Exclude<keyof ResolvedConfig, 'access'>;
 
-/** Signature algorithms `jsonwebtoken` verifies; `none` is deliberately absent. */
+/** Signature algorithms the auth stage verifies (with jose); `none` is deliberately absent. */
 export const jwtAlgorithmNames = [
   'HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512',
   'ES256', 'ES384', 'ES512', 'EdDSA',
@@ -146,7 +146,7 @@ const gatewayRows = {
   },
   jwtClockSkewS: {
     key: 'jwt_clock_skew_s', schema: integer(0), default: 30, secret: false,
-    description: 'Seconds of clock skew tolerated for `exp` and `nbf`.',
+    description: 'Seconds of clock skew tolerated for `exp`, `nbf` and `iat`.',
   },
   jwtPublicKeyPath: {
     key: 'jwt_public_key_path', schema: text, default: undefined, secret: false, isPath: true, example: 'jwt.pub.pem',
@@ -155,6 +155,18 @@ const gatewayRows = {
   jwksUrl: {
     key: 'jwks_url', schema: text, default: undefined, secret: false, example: 'https://issuer.example/.well-known/jwks.json',
     description: 'JWKS endpoint for asymmetric tokens (key chosen by `kid`).',
+  },
+  jwksTimeoutMs: {
+    key: 'jwks_timeout_ms', schema: integer(1, MAX_INT4), default: 5000, secret: false,
+    description: 'Timeout for fetching `jwks_url` (the whole response), in ms.',
+  },
+  jwksCacheS: {
+    key: 'jwks_cache_s', schema: integer(1), default: 600, secret: false,
+    description: 'How long fetched JWKS keys are used before they are fetched again, in seconds.',
+  },
+  jwksCooldownS: {
+    key: 'jwks_cooldown_s', schema: integer(0), default: 30, secret: false,
+    description: 'Least time between two JWKS fetches caused by an unknown `kid` or a failed fetch, in seconds.',
   },
   jwtCookie: {
     key: 'jwt_cookie', schema: text, default: undefined, secret: false, example: 'access_token',

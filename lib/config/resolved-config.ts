@@ -35,6 +35,9 @@ export interface ResolvedConfig {
   readonly jwtClockSkewS: number;
   readonly jwtPublicKeyPath: string | undefined;
   readonly jwksUrl: string | undefined;
+  readonly jwksTimeoutMs: number;
+  readonly jwksCacheS: number;
+  readonly jwksCooldownS: number;
   readonly jwtCookie: string | undefined;
   readonly requireTenant: boolean;
   readonly allowRlsBypassRole: boolean;

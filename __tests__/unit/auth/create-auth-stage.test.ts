@@ -111,7 +111,7 @@ describe('auth stage: bearer tokens (HS256)', () => {
     expectInvalidToken(await rejection(authenticate(bearer(`${header}.${payload}.${signature}`))));
   });
 
-  test('the 401 never carries the jsonwebtoken reason', async () => {
+  test("the 401 never carries the verifier's reason", async () => {
     const tokens = [
       sign({ tenant_id: 't', exp: nowS() - 3600 }),
       sign({ tenant_id: 't' }, {}, 'wrong'),
@@ -122,9 +122,9 @@ describe('auth stage: bearer tokens (HS256)', () => {
       const error = await rejection(authenticate(bearer(token), { jwtAudience: 'aud' }));
       const rendered = JSON.stringify(error.toJSON());
       expect(rendered).toBe('{"code":"UNAUTHORIZED","message":"The bearer token is invalid or expired."}');
-      // The jsonwebtoken reason is kept only as the (never rendered) cause, for server-side logs.
+      // jose's reason is kept only as the (never rendered) cause, for server-side logs.
       const reason = (error.cause as Error).message;
-      expect(reason).toMatch(/jwt|signature|malformed|audience|token/i);
+      expect(reason).toMatch(/claim|signature|JWS|JWT/);
       expect(rendered).not.toContain(reason);
       expect(error.details).toBeUndefined();
       expect(error.hint).toBeUndefined();
