@@ -10,13 +10,12 @@
 // Process layout as bench/run.js: this process loads the fixture, checks both servers and drives
 // autocannon; each server runs in its own child process (this file with `--server`).
 'use strict';
-const { fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const DIST = path.resolve(process.env.TABLEGATE_DIST || path.join(__dirname, '..', 'dist', 'cjs'));
+const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, fetchJson, median } = require('./lib');
 const DB_NAME = 'tablegate_bench_relations';
 const APP_ROLE = 'tablegate_bench_app';
 const SCHEMA = 'bench';
@@ -25,14 +24,6 @@ const TENANTS = [1, 2, 3, 4].map((n) => `00000000-0000-4000-8000-${String(n).pad
 const STATEMENT_TIMEOUT_MS = 30000;
 const LIST_LIMIT = 20;
 const USERS = 4000;
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Server processes
@@ -121,75 +112,9 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
   return () => pool.end();
 }
 
-async function serverMain(kind) {
-  const express = require('express');
-  const app = express();
-  const config = await new Promise((resolve) => process.once('message', resolve));
-  const close = kind === 'tablegate' ? await startTablegate(app, config) : await startBaseline(app, config);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  process.on('message', async (msg) => {
-    if (msg === 'cpu') return void process.send({ cpu: process.cpuUsage() });
-    if (msg !== 'stop') return;
-    server.closeAllConnections?.();
-    server.close();
-    await close().catch(() => undefined);
-    process.exit(0);
-  });
-  process.send({ port: server.address().port });
-}
-
-function spawnServer(kind, config) {
-  const child = fork(__filename, ['--server', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    const onExit = (code) => reject(new Error(`${kind} server exited with code ${code} before listening`));
-    child.once('exit', onExit);
-    child.once('message', (msg) => {
-      child.removeListener('exit', onExit);
-      resolve({
-        kind,
-        base: `http://127.0.0.1:${msg.port}`,
-        cpuMicros: () =>
-          new Promise((done) => {
-            const onMessage = (m) => {
-              if (!m || !m.cpu) return;
-              child.removeListener('message', onMessage);
-              done(m.cpu.user + m.cpu.system);
-            };
-            child.on('message', onMessage);
-            child.send('cpu');
-          }),
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-            child.once('exit', () => (clearTimeout(timer), done()));
-            child.send('stop');
-          }),
-      });
-    });
-    child.send(config);
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Database
 // ---------------------------------------------------------------------------------------------
-
-async function startDatabase() {
-  if (process.env.TABLEGATE_BENCH_DATABASE_URL) {
-    return { adminUrl: process.env.TABLEGATE_BENCH_DATABASE_URL, stop: async () => undefined, embedded: false };
-  }
-  const { startEmbeddedPostgres } = require(path.join(DIST, 'cli', 'embedded-postgres.js'));
-  const server = await startEmbeddedPostgres({ onLog: () => undefined });
-  return { adminUrl: server.adminUrl, stop: () => server.stop(), embedded: true };
-}
-
-function withDatabase(url, database) {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 
 /**
  * users (4,000, tenant = id % 4), orders (`rows`, tenant = i % 4, user of the same tenant, every
@@ -197,19 +122,8 @@ function withDatabase(url, database) {
  */
 async function loadFixture(adminUrl, rows) {
   const { Client } = require('pg');
-  const password = crypto.randomBytes(18).toString('hex');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${DB_NAME}`);
-    const exists = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
-    const verb = exists.rowCount ? 'ALTER' : 'CREATE';
-    await admin.query(`${verb} ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
-  } finally {
-    await admin.end();
-  }
-  const db = new Client({ connectionString: withDatabase(adminUrl, DB_NAME) });
+  const { adminDbUrl: dbAdminUrl, appUrl } = await createFixtureDatabase(adminUrl, DB_NAME, APP_ROLE);
+  const db = new Client({ connectionString: dbAdminUrl });
   await db.connect();
   const t0 = performance.now();
   try {
@@ -248,25 +162,9 @@ async function loadFixture(adminUrl, rows) {
     `);
     const counts = await db.query(`SELECT (SELECT count(*) FROM ${SCHEMA}.orders)::int AS orders, (SELECT count(*) FROM ${SCHEMA}.order_items)::int AS items`);
     const version = await db.query('SHOW server_version');
-    const u = new URL(adminUrl);
-    u.username = APP_ROLE;
-    u.password = password;
-    u.pathname = `/${DB_NAME}`;
-    return { appUrl: u.toString(), ...counts.rows[0], serverVersion: version.rows[0].server_version, loadMs: performance.now() - t0 };
+    return { appUrl, ...counts.rows[0], serverVersion: version.rows[0].server_version, loadMs: performance.now() - t0 };
   } finally {
     await db.end();
-  }
-}
-
-async function dropFixture(adminUrl) {
-  const { Client } = require('pg');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`DROP ROLE IF EXISTS ${APP_ROLE}`);
-  } finally {
-    await admin.end();
   }
 }
 
@@ -281,16 +179,6 @@ function normalizeOrder(row) {
   if (!Array.isArray(row.order_items)) throw new Error(`order ${row.id}: order_items is not an array`);
   const items = row.order_items.map((i) => [String(i.id), i.tenant_id, String(i.order_id), i.product, i.qty, num(i.price)]);
   return [String(row.id), row.tenant_id, row.user_id === null ? null : Number(row.user_id), row.status, num(row.total), new Date(row.placed_at).getTime(), row.notes, user, items];
-}
-
-async function fetchJson(url, token) {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text) };
-  } catch {
-    return { status: res.status, body: text };
-  }
 }
 
 async function verify(servers, paths, token) {
@@ -325,11 +213,6 @@ function load(base, paths, token, seconds) {
   });
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 async function main() {
   const duration = envNumber('BENCH_DURATION', 10, 1);
   const warmup = envNumber('BENCH_WARMUP', 3, 0);
@@ -346,7 +229,7 @@ async function main() {
     const jwtSecret = crypto.randomBytes(32).toString('hex');
     const token = jwt.sign({ tenant_id: TENANTS[0], user_id: '42', role: 'member' }, jwtSecret, { algorithm: 'HS256', expiresIn: '1d' });
     const config = { appUrl: fixture.appUrl, jwtSecret };
-    servers.push(await spawnServer('tablegate', config), await spawnServer('baseline', config));
+    servers.push(await spawnServer(__filename, 'tablegate', config), await spawnServer(__filename, 'baseline', config));
 
     // Offsets spread the pages over the table; the same sequence goes to both servers.
     const paths = [];
@@ -407,14 +290,14 @@ async function main() {
     if (failed) console.error('FAILED: some requests were errors or non-2xx responses during the load');
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
-    if (!database.embedded) await dropFixture(database.adminUrl).catch((e) => console.error(`cleanup: ${e.message}`));
+    if (!database.embedded) await dropFixtureDatabase(database.adminUrl, DB_NAME, APP_ROLE).catch((e) => console.error(`cleanup: ${e.message}`));
     await database.stop();
   }
   process.exitCode = failed ? 1 : 0;
 }
 
 if (process.argv[2] === '--server') {
-  serverMain(process.argv[3]).catch((err) => {
+  serverMain(process.argv[3], { tablegate: startTablegate, baseline: startBaseline }).catch((err) => {
     console.error(err);
     process.exit(1);
   });

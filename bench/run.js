@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 // Read-route benchmark: tablegate (createGateway mounted in Express) against a hand-written
 // Express + pg.Pool route doing the same work, on the same database, in the same run.
-// See bench/README.md. Run after `npm run build`: `npm run bench`.
+// See bench/README.md. Run after `npm run build`: `npm run bench`. TABLEGATE_DIST=<dir> measures
+// another build of lib/ (see bench/lib.js).
 //
 // Process layout (everything on 127.0.0.1): this process loads the fixture, checks both servers
 // and drives autocannon; each server runs in its own child process (this file with `--server`),
 // so the load generator never shares an event loop with the server it measures.
 'use strict';
-const { fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const DIST = path.join(__dirname, '..', 'dist', 'cjs');
+const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, fetchJson, median } = require('./lib');
 const DB_NAME = 'tablegate_bench';
 const APP_ROLE = 'tablegate_bench_app';
 const SCHEMA = 'bench';
@@ -23,14 +23,6 @@ const COLUMNS = ['id', 'tenant_id', 'user_id', 'status', 'total', 'placed_at', '
 const STATEMENT_TIMEOUT_MS = 30000; // tablegate's default statement_timeout_ms
 const LIST_LIMIT = 20;
 const GET_IDS = 1000;
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Server processes
@@ -126,98 +118,14 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
   return () => pool.end();
 }
 
-async function serverMain(kind) {
-  const express = require('express');
-  const app = express();
-  const config = await new Promise((resolve) => process.once('message', resolve));
-  const close = kind === 'tablegate' ? await startTablegate(app, config) : await startBaseline(app, config);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  process.on('message', async (msg) => {
-    if (msg === 'cpu') return void process.send({ cpu: process.cpuUsage() });
-    if (msg !== 'stop') return;
-    server.closeAllConnections?.();
-    server.close();
-    await close().catch(() => undefined);
-    process.exit(0); // a normal exit, so that --cpu-prof writes its profile
-  });
-  process.send({ port: server.address().port });
-}
-
-function spawnServer(kind, config) {
-  const execArgv = [];
-  if (process.env.BENCH_CPU_PROF) {
-    fs.mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true });
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`);
-  }
-  const child = fork(__filename, ['--server', kind], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    const onExit = (code) => reject(new Error(`${kind} server exited with code ${code} before listening`));
-    child.once('exit', onExit);
-    child.once('message', (msg) => {
-      child.removeListener('exit', onExit);
-      resolve({
-        kind,
-        base: `http://127.0.0.1:${msg.port}`,
-        /** CPU time (user + system, microseconds) the server process has used so far. */
-        cpuMicros: () =>
-          new Promise((done) => {
-            const onMessage = (m) => {
-              if (!m || !m.cpu) return;
-              child.removeListener('message', onMessage);
-              done(m.cpu.user + m.cpu.system);
-            };
-            child.on('message', onMessage);
-            child.send('cpu');
-          }),
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-            child.once('exit', () => (clearTimeout(timer), done()));
-            child.send('stop');
-          }),
-      });
-    });
-    child.send(config);
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Database
 // ---------------------------------------------------------------------------------------------
 
-async function startDatabase() {
-  if (process.env.TABLEGATE_BENCH_DATABASE_URL) {
-    return { adminUrl: process.env.TABLEGATE_BENCH_DATABASE_URL, stop: async () => undefined, embedded: false };
-  }
-  const { startEmbeddedPostgres } = require(path.join(DIST, 'cli', 'embedded-postgres.js'));
-  const server = await startEmbeddedPostgres({ onLog: () => undefined });
-  return { adminUrl: server.adminUrl, stop: () => server.stop(), embedded: true };
-}
-
-function withDatabase(url, database) {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
 async function loadFixture(adminUrl, rows) {
   const { Client } = require('pg');
-  const password = crypto.randomBytes(18).toString('hex');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${DB_NAME}`);
-    const exists = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
-    const verb = exists.rowCount ? 'ALTER' : 'CREATE';
-    await admin.query(`${verb} ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
-  } finally {
-    await admin.end();
-  }
+  const { adminDbUrl: dbAdminUrl, appUrl } = await createFixtureDatabase(adminUrl, DB_NAME, APP_ROLE);
 
-  const dbAdminUrl = withDatabase(adminUrl, DB_NAME);
   const db = new Client({ connectionString: dbAdminUrl });
   await db.connect();
   const t0 = performance.now();
@@ -260,12 +168,8 @@ async function loadFixture(adminUrl, rows) {
     );
     const foreign = await db.query(`SELECT id::text FROM ${SCHEMA}.orders WHERE tenant_id = $1 ORDER BY id LIMIT 1`, [TENANTS[1]]);
     const version = await db.query('SHOW server_version');
-    const u = new URL(adminUrl);
-    u.username = APP_ROLE;
-    u.password = password;
-    u.pathname = `/${DB_NAME}`;
     return {
-      appUrl: u.toString(),
+      appUrl,
       rows: count.rows[0].n,
       tenantIds: ids.rows.map((r) => r.id),
       foreignId: foreign.rows[0].id,
@@ -274,18 +178,6 @@ async function loadFixture(adminUrl, rows) {
     };
   } finally {
     await db.end();
-  }
-}
-
-async function dropFixture(adminUrl) {
-  const { Client } = require('pg');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`DROP ROLE IF EXISTS ${APP_ROLE}`);
-  } finally {
-    await admin.end();
   }
 }
 
@@ -314,18 +206,6 @@ function normalizeRow(row) {
   const keys = Object.keys(row).sort();
   if (keys.join(',') !== [...COLUMNS].sort().join(',')) throw new Error(`unexpected columns ${keys.join(', ')}`);
   return COLUMNS.map((c) => normalizers[c](row[c]));
-}
-
-async function fetchJson(url, token) {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  const text = await res.text();
-  let body;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body };
 }
 
 async function verify(servers, scenarios, token, foreignId) {
@@ -427,11 +307,6 @@ function summarize(result, seconds, cpu) {
 
 const fmtCpu = (ms) => (ms === null ? 'n/a' : ms.toFixed(3));
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 // ---------------------------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------------------------
@@ -464,7 +339,7 @@ async function main() {
       expiresIn: '1d',
     });
     const config = { appUrl: fixture.appUrl, jwtSecret };
-    servers.push(await spawnServer('tablegate', config), await spawnServer('baseline', config));
+    servers.push(await spawnServer(__filename, 'tablegate', config), await spawnServer(__filename, 'baseline', config));
 
     const scenarios = [
       {
@@ -572,14 +447,14 @@ async function main() {
   } finally {
     if (monitor) await monitor.end().catch(() => undefined);
     await Promise.all(servers.map((s) => s.stop()));
-    if (!database.embedded) await dropFixture(database.adminUrl).catch((e) => console.error(`cleanup: ${e.message}`));
+    if (!database.embedded) await dropFixtureDatabase(database.adminUrl, DB_NAME, APP_ROLE).catch((e) => console.error(`cleanup: ${e.message}`));
     await database.stop();
   }
   process.exitCode = failed ? 1 : 0;
 }
 
 if (process.argv[2] === '--server') {
-  serverMain(process.argv[3]).catch((err) => {
+  serverMain(process.argv[3], { tablegate: startTablegate, baseline: startBaseline }).catch((err) => {
     console.error(err);
     process.exit(1);
   });

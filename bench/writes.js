@@ -14,9 +14,8 @@
 //     found by rolled-back prefix probes) next to the median time of a successful batch.
 //
 // Run after a build: `npm run build && node bench/writes.js`. TABLEGATE_DIST=<dir> uses another
-// build of lib/ (e.g. `npx tsc -p tsconfig.build.json --outDir node_modules/.cache/tg-dist`; the
-// directory must be inside the repository so that its dependencies resolve);
-// TABLEGATE_BENCH_DATABASE_URL=<superuser url> uses an existing server instead of an embedded one.
+// build of lib/ (see bench/lib.js); TABLEGATE_BENCH_DATABASE_URL=<superuser url> uses an
+// existing server instead of an embedded one.
 // BENCH_SECONDS (default 8) is the duration of each load phase; BENCH_ROUNDS (default 2) how many
 // times the pair is alternated.
 'use strict';
@@ -25,7 +24,7 @@ const crypto = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
 
-const DIST = process.env.TABLEGATE_DIST ? path.resolve(process.env.TABLEGATE_DIST) : path.join(__dirname, '..', 'dist', 'cjs');
+const { DIST, startDatabase, createFixtureDatabase, dropFixtureDatabase } = require('./lib');
 const DB_NAME = 'tablegate_bench_writes';
 const APP_ROLE = 'tablegate_bench_writes_app';
 const SCHEMA = 'bench';
@@ -126,37 +125,10 @@ async function serverMain() {
 // Database
 // ---------------------------------------------------------------------------------------------
 
-async function startDatabase() {
-  if (process.env.TABLEGATE_BENCH_DATABASE_URL) return { adminUrl: process.env.TABLEGATE_BENCH_DATABASE_URL, stop: async () => undefined };
-  const { startEmbeddedPostgres } = require(path.join(DIST, 'cli', 'embedded-postgres.js'));
-  const server = await startEmbeddedPostgres({ onLog: () => undefined });
-  return { adminUrl: server.adminUrl, stop: () => server.stop() };
-}
-
-function withDatabase(url, database, user, password) {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  if (user) {
-    u.username = user;
-    u.password = password;
-  }
-  return u.toString();
-}
-
 async function loadFixture(adminUrl) {
   const { Client } = require('pg');
-  const password = crypto.randomBytes(18).toString('hex');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${DB_NAME}`);
-    const exists = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
-    await admin.query(`${exists.rowCount ? 'ALTER' : 'CREATE'} ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
-  } finally {
-    await admin.end();
-  }
-  const db = new Client({ connectionString: withDatabase(adminUrl, DB_NAME) });
+  const { adminDbUrl, appUrl } = await createFixtureDatabase(adminUrl, DB_NAME, APP_ROLE);
+  const db = new Client({ connectionString: adminDbUrl });
   await db.connect();
   try {
     await db.query(`
@@ -182,21 +154,9 @@ async function loadFixture(adminUrl) {
       GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${SCHEMA} TO ${APP_ROLE};
     `);
     const version = await db.query('SHOW server_version');
-    return { appUrl: withDatabase(adminUrl, DB_NAME, APP_ROLE, password), adminDbUrl: withDatabase(adminUrl, DB_NAME), serverVersion: version.rows[0].server_version };
+    return { appUrl, adminDbUrl, serverVersion: version.rows[0].server_version };
   } finally {
     await db.end();
-  }
-}
-
-async function dropFixture(adminUrl) {
-  const { Client } = require('pg');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`DROP ROLE IF EXISTS ${APP_ROLE}`);
-  } finally {
-    await admin.end();
   }
 }
 
@@ -357,7 +317,7 @@ async function main() {
   } finally {
     child.send('stop');
     await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
-    await dropFixture(database.adminUrl).catch(() => undefined);
+    await dropFixtureDatabase(database.adminUrl, DB_NAME, APP_ROLE).catch(() => undefined);
     await database.stop();
   }
 }
