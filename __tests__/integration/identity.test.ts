@@ -356,6 +356,32 @@ describe('dev mode matrix', () => {
     expect((await request(prod).get('/api/session_context').set(devHeaders)).status).toBe(401);
   });
 
+  // Runs on every machine, also one with no interface but loopback (where the real-peer test
+  // below cannot run): a host middleware makes the connection's peer a public address, as a
+  // reverse proxy on another host would be. X-Forwarded-For naming loopback must not help.
+  it('ignores dev headers when the connection peer is not loopback, whatever X-Forwarded-For says', async () => {
+    const gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, devMode: true });
+    gateways.push(gateway);
+    await gateway.ready;
+    const peers: Record<string, string> = { '/remote': '203.0.113.9', '/mapped': '::ffff:198.51.100.7', '/v6': '2001:db8::1', '/local': '127.0.0.1' };
+    const app = express()
+      .use((req, _res, next) => {
+        const peer = Object.keys(peers).find((prefix) => req.url.startsWith(prefix));
+        if (peer) {
+          Object.defineProperty(req.socket, 'remoteAddress', { value: peers[peer], configurable: true });
+          req.url = req.url.slice(peer.length);
+        }
+        next();
+      })
+      .use('/api', gateway);
+    for (const prefix of ['/remote', '/mapped', '/v6']) {
+      const res = await request(app).get(`${prefix}/api/session_context`).set(devHeaders).set('X-Forwarded-For', '127.0.0.1');
+      expect(res.status).toBe(401);
+    }
+    const local = await request(app).get('/local/api/session_context').set(devHeaders);
+    expect(local.body.data[0].tenant_id).toBe(TENANT_A);
+  });
+
   const external = externalAddress();
   (external ? it : it.skip)(`ignores dev headers from a non-loopback peer (connecting to ${external ?? 'no external address'})`, async () => {
     const dev = await appWith({ jwtSecret: TEST_JWT_SECRET, devMode: true });
