@@ -26,6 +26,7 @@ import { Metrics } from './ops/metrics';
 import { loadSchema } from './schema/load-schema';
 import type { SchemaCache } from './schema/schema-types';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
+import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
 import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
@@ -58,7 +59,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     auth: createAuthStage(config),
     parse: createParseStage(cursors),
     policy: createPolicyStage(),
-    allowList: createAllowListStage(),
+    allowList: createAllowListStage(config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath)),
     compile: createCompileStage(),
     execute: createExecuteStage(),
   };
@@ -165,8 +166,15 @@ export function createGateway(options: GatewayOptions): Gateway {
 const driftReloadIntervalMs = 5000;
 
 function isSchemaDrift(err: unknown): boolean {
-  const sqlstate = (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return sqlstate === '42P01' || sqlstate === '42703';
+  const cause = (err as { cause?: { code?: unknown; where?: unknown } } | undefined)?.cause;
+  const sqlstate = cause?.code;
+  // 42883 / 42725 only for a call that no longer resolves (execute maps it; no `where` context).
+  return sqlstate === '42P01' || sqlstate === '42703' || ((sqlstate === '42883' || sqlstate === '42725') && !cause?.where && isCallError(err));
+}
+
+function isCallError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'RPC_SIGNATURE_MISMATCH' || code === 'NOT_FOUND';
 }
 
 /**
@@ -185,7 +193,6 @@ function refuseUnimplemented(config: ResolvedConfig): void {
     [config.access.enabled, '[access] enabled'],
     [config.allowListPath !== undefined, 'allow_list_path'],
     [config.policy !== undefined || config.policyPath !== undefined, 'policy / policy_path'],
-    [config.rpcAllowlistPath !== undefined, 'rpc_allowlist_path'],
   ];
   for (const [set, key] of refused) {
     if (set) throw new GatewayConfigError(`\`${key}\` is not supported by this version of tablegate yet; remove it rather than run without the protection it promises`, key);

@@ -3,7 +3,7 @@
  * stages `switch (command.kind)` exhaustively: adding a kind fails the build until every stage
  * handles it. Every name in here is a resolved schema object, never caller text.
  */
-import type { Column, ForeignKey, Table } from '../schema/schema-types';
+import type { Column, DbFunction, ForeignKey, FunctionArg, Table } from '../schema/schema-types';
 
 export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'like' | 'ilike' | 'is_null' | 'contains';
 
@@ -168,7 +168,36 @@ export interface DeleteCommand {
   readonly explicitReturning: boolean;
 }
 
-export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand;
+/** One argument of a call: the function's argument and the key of its value in `RpcCommand.args`. */
+export interface RpcArgument {
+  readonly arg: FunctionArg;
+  readonly key: string;
+}
+
+/** `POST /rpc/{function}`: one overload of one discovered function, and the values to call it with. */
+export interface RpcCommand {
+  readonly kind: 'rpc';
+  readonly fn: DbFunction;
+  /** `named` (object body: `name => value`) or `positional` (array, scalar or empty body). */
+  readonly notation: 'named' | 'positional';
+  /** The arguments passed, in call order; arguments left to their defaults are absent. */
+  readonly args: readonly RpcArgument[];
+  /**
+   * A JSON object, key -> value, bound as one parameter: the object body as received, or, for a
+   * positional call, the received element texts under keys "1", "2", ... (numbers stay exact).
+   */
+  readonly values: string;
+  /** `x-gw-result-format`: `binary` asks PostgreSQL for binary result columns. */
+  readonly resultFormat: 'text' | 'binary';
+}
+
+/** `GET /_rpc/contracts`: the callable functions, rendered from the schema cache. */
+export interface ContractsCommand {
+  readonly kind: 'contracts';
+  readonly functions: readonly DbFunction[];
+}
+
+export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand;
 
 export type CommandKind = Command['kind'];
 

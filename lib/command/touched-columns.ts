@@ -45,6 +45,10 @@ export function touchedColumns(command: Command): TouchedColumns {
     case 'delete':
       add(command.table, [...command.returning, ...command.key.map((k) => k.column)]);
       break;
+    // A function's body is opaque to the gateway; the RPC keys govern calls (contract §6).
+    case 'rpc':
+    case 'contracts':
+      break;
     default:
       return assertNever(command, 'command');
   }

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { prepareValue } from 'pg/lib/utils';
 import type { Identity } from '../stages/auth/identity';
-import type { Database } from '../stages/execute/database';
+import type { Database, QueryPlan } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
 import { locateFailingRow } from './locate-failing-row';
 import { contextQuery, PipelinedTransaction, type Rows } from './pipelined-transaction';
@@ -13,7 +13,7 @@ import { contextQuery, PipelinedTransaction, type Rows } from './pipelined-trans
 export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
   const { statementTimeoutMs, preparedStatements } = options;
   return {
-    async run(identity: Identity, plan: Plan): Promise<Result> {
+    async run(identity: Identity, plan: QueryPlan): Promise<Result> {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {

@@ -22,6 +22,8 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
   P0001: { code: 'VALIDATION_ERROR', passMessage: true }, // raise_exception: the function author's message
   '42501': { code: 'FORBIDDEN', passMessage: true }, // insufficient_privilege, also RLS WITH CHECK failures
   '25006': { code: 'FORBIDDEN', message: 'This request may not write: it runs in a read-only transaction.' }, // read_only_sql_transaction
+  // E.g. "INSERT is not allowed in a non-volatile function": a STABLE/IMMUTABLE function that writes.
+  '0A000': { code: 'FORBIDDEN', passMessage: true, hint: 'A function that writes must be declared VOLATILE.' }, // feature_not_supported
   '57014': { code: 'TIMEOUT', message: 'The query was cancelled: it ran longer than the statement timeout.', hint: 'Narrow the query with filters or a smaller limit.' }, // query_canceled
   '57P01': { code: 'SERVICE_UNAVAILABLE', message: 'The database is shutting down.' }, // admin_shutdown
   '57P02': { code: 'SERVICE_UNAVAILABLE', message: 'The database is restarting.' }, // crash_shutdown

@@ -9,6 +9,7 @@ import type { CursorCodec } from '../stages/parse/cursor-codec';
 import type { Result } from '../stages/stage-types';
 import { listColumns } from '../stages/compile/compile-list';
 import { renderAggregate, renderExplain } from './render-aggregate';
+import { renderContracts, renderRpc } from './render-rpc';
 import { renderDelete, renderInsert, renderUpdate } from './render-writes';
 
 export interface Rendered {
@@ -36,6 +37,10 @@ export function renderResult(command: Command, result: Result, cursors: CursorCo
       return renderUpdate(command, result);
     case 'delete':
       return renderDelete(command, result);
+    case 'rpc':
+      return renderRpc(command, result);
+    case 'contracts':
+      return renderContracts(command);
     default:
       return assertNever(command, 'command');
   }

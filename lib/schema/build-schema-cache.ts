@@ -9,7 +9,7 @@
  * between two introspection queries): rows that do not fit are skipped.
  */
 import type { RawColumn, RawConstraint, RawFunction, RawRelation, RawSchema } from './introspect';
-import type { Column, DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from './schema-types';
+import type { Column, DbFunction, ForeignKey, FunctionArg, ResultColumn, SchemaCache, Table, UniqueKey } from './schema-types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -111,24 +111,42 @@ function addConstraint(raw: RawConstraint, drafts: ReadonlyMap<number, Draft>): 
   draft.uniqueKeys.push({ name: raw.name, columns, primary });
 }
 
-function toFunction(raw: RawFunction): DbFunction {
+const VOID_OID = 2278;
+const RECORD_OID = 2249;
+
+/**
+ * Null when the function cannot be called through the gateway: a polymorphic argument (its type
+ * is only known from the call, so a JSON value cannot be converted to it), or a pseudo-type result
+ * other than void and OUT/TABLE records (trigger, internal, `SETOF record` without a column list).
+ */
+function toFunction(raw: RawFunction): DbFunction | null {
   const args: Mutable<FunctionArg>[] = [];
-  raw.argTypes.forEach((type, i) => {
+  const outputs: ResultColumn[] = [];
+  for (const [i, type] of raw.argTypes.entries()) {
     const mode = raw.argModes?.[i] ?? 'i';
-    if (!INPUT_MODES.has(mode)) return;
-    args.push({
-      name: raw.argNames?.[i] ?? '',
-      type,
-      mode: mode as FunctionArg['mode'],
-      hasDefault: false,
-      variadic: mode === 'v',
-    });
-  });
+    const kind = raw.argTypeKinds[i] ?? '';
+    const typeOid = raw.argTypeOids[i] ?? 0;
+    if (!INPUT_MODES.has(mode)) {
+      outputs.push({ name: raw.argNames?.[i] || `column${outputs.length + 1}`, type, typeOid });
+      continue;
+    }
+    if (kind.endsWith('p')) return null;
+    if (mode === 'b') outputs.push({ name: raw.argNames?.[i] || `column${outputs.length + 1}`, type, typeOid });
+    args.push({ name: raw.argNames?.[i] ?? '', type, typeOid, category: kind.charAt(0), mode: mode as FunctionArg['mode'], hasDefault: false, variadic: mode === 'v' });
+  }
   // pronargdefaults counts the trailing input arguments that have defaults.
   for (let i = Math.max(0, args.length - raw.defaults); i < args.length; i++) {
     const arg = args[i];
     if (arg !== undefined) arg.hasDefault = true;
   }
+  const attributes = raw.returnAttributes.map(([name, typeOid, type]): ResultColumn => ({ name, type, typeOid }));
+  let returns: DbFunction['returns'];
+  let resultColumns: ResultColumn[] = [];
+  if (raw.returnTypeOid === VOID_OID) returns = 'void';
+  else if (outputs.length > 0 && (raw.returnTypeOid === RECORD_OID || outputs.length === 1)) [returns, resultColumns] = ['row', outputs];
+  else if (raw.returnTyptype === 'c' && attributes.length > 0) [returns, resultColumns] = ['row', attributes];
+  else if (raw.returnTyptype === 'p') return null;
+  else returns = 'scalar';
   const volatility = raw.volatility === 'i' || raw.volatility === 's' ? raw.volatility : 'v';
   return Object.freeze({
     schema: raw.schema,
@@ -139,8 +157,12 @@ function toFunction(raw: RawFunction): DbFunction {
     defaults: raw.defaults,
     variadic: raw.variadic,
     returnType: raw.returnType,
+    returnTypeOid: raw.returnTypeOid,
     returnsSet: raw.returnsSet,
+    returns,
+    resultColumns: Object.freeze(resultColumns.map((c) => Object.freeze(c))),
     volatility,
+    executable: raw.executable,
   });
 }
 
@@ -205,7 +227,8 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
   const functions = raw.functions
     .filter((f) => order.has(f.schema))
     .sort(byPlace)
-    .map(toFunction);
+    .map(toFunction)
+    .filter((f): f is DbFunction => f !== null);
 
   return Object.freeze({
     schemas: Object.freeze([...order.keys()]),

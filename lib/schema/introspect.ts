@@ -68,9 +68,20 @@ export interface RawFunction {
   /** `pronargdefaults`: how many trailing input arguments have defaults. */
   readonly defaults: number;
   readonly variadic: boolean;
+  /** OIDs of `argTypes`, one to one. */
+  readonly argTypeOids: readonly number[];
+  /** `pg_type.typcategory` then `typtype` of each of `argTypes` (e.g. 'Nb', 'Ap', 'Uc'). */
+  readonly argTypeKinds: readonly string[];
   readonly returnType: string;
+  readonly returnTypeOid: number;
+  /** `pg_type.typtype` of the return type: 'b' base, 'c' composite, 'p' pseudo (void, record, trigger...), ... */
+  readonly returnTyptype: string;
+  /** Composite return types: [name, type oid, type] per attribute, in order; empty otherwise. */
+  readonly returnAttributes: readonly (readonly [string, number, string])[];
   readonly returnsSet: boolean;
   readonly volatility: string;
+  /** EXECUTE privilege of the discovering role (the gateway's). */
+  readonly executable: boolean;
 }
 
 export interface RawSchema {
@@ -148,11 +159,24 @@ SELECT p.oid, n.nspname AS schema, p.proname AS name,
        ARRAY(SELECT format_type(u.typ, NULL)
              FROM unnest(COALESCE(p.proallargtypes, p.proargtypes::oid[])) WITH ORDINALITY AS u(typ, ord)
              ORDER BY u.ord) AS arg_types,
+       ARRAY(SELECT u.typ::int8
+             FROM unnest(COALESCE(p.proallargtypes, p.proargtypes::oid[])) WITH ORDINALITY AS u(typ, ord)
+             ORDER BY u.ord) AS arg_type_oids,
+       ARRAY(SELECT t.typcategory::text || t.typtype::text
+             FROM unnest(COALESCE(p.proallargtypes, p.proargtypes::oid[])) WITH ORDINALITY AS u(typ, ord)
+             JOIN pg_type t ON t.oid = u.typ
+             ORDER BY u.ord) AS arg_type_kinds,
        p.pronargdefaults AS defaults, p.provariadic <> 0 AS variadic,
-       format_type(p.prorettype, NULL) AS return_type, p.proretset AS returns_set,
-       p.provolatile AS volatility
+       format_type(p.prorettype, NULL) AS return_type, p.prorettype::int8 AS return_type_oid,
+       rt.typtype::text AS return_typtype, p.proretset AS returns_set,
+       (SELECT json_agg(json_build_array(a.attname, a.atttypid::int8, format_type(a.atttypid, NULL)) ORDER BY a.attnum)
+        FROM pg_attribute a
+        WHERE a.attrelid = rt.typrelid AND a.attnum > 0 AND NOT a.attisdropped) AS return_attributes,
+       p.provolatile AS volatility,
+       has_function_privilege(p.oid, 'EXECUTE') AS executable
 FROM pg_proc p
 JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_type rt ON rt.oid = p.prorettype
 WHERE n.nspname = ANY($1::text[])
   AND n.nspname NOT IN ('pg_catalog', 'information_schema')
   AND p.prokind = 'f'
@@ -224,9 +248,17 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
         argTypes: strs(r.arg_types),
         defaults: Number(r.defaults),
         variadic: r.variadic === true,
+        argTypeOids: strs(r.arg_type_oids).map(Number),
+        argTypeKinds: strs(r.arg_type_kinds),
         returnType: str(r.return_type),
+        returnTypeOid: Number(r.return_type_oid),
+        returnTyptype: str(r.return_typtype),
+        returnAttributes: Array.isArray(r.return_attributes)
+          ? (r.return_attributes as unknown[][]).map((a) => [str(a[0]), Number(a[1]), str(a[2])] as const)
+          : [],
         returnsSet: r.returns_set === true,
         volatility: str(r.volatility),
+        executable: r.executable === true,
       }),
     ),
   };

@@ -58,11 +58,23 @@ export interface Table {
 }
 
 export interface FunctionArg {
+  /** '' for an unnamed argument (callable positionally only). */
   readonly name: string;
+  /** `format_type()` text: a type name PostgreSQL parses back to the same type. */
   readonly type: string;
+  readonly typeOid: number;
+  /** `pg_type.typcategory`: 'N' numeric, 'S' string, 'B' boolean, 'A' array, 'C' composite, 'U' user (json, jsonb, uuid), ... */
+  readonly category: string;
   readonly mode: 'i' | 'o' | 'b' | 'v' | 't';
   readonly hasDefault: boolean;
   readonly variadic: boolean;
+}
+
+/** One column of the rows a function returns. */
+export interface ResultColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly typeOid: number;
 }
 
 export interface DbFunction {
@@ -76,8 +88,18 @@ export interface DbFunction {
   readonly defaults: number;
   readonly variadic: boolean;
   readonly returnType: string;
+  readonly returnTypeOid: number;
   readonly returnsSet: boolean;
+  /**
+   * What a call yields: `scalar` values, `row`s with `resultColumns` (composite type, OUT or TABLE
+   * parameters), or nothing (`void`).
+   */
+  readonly returns: 'scalar' | 'row' | 'void';
+  /** The columns of a `row` result, in order; empty otherwise. */
+  readonly resultColumns: readonly ResultColumn[];
   readonly volatility: 'i' | 's' | 'v';
+  /** The gateway's role had EXECUTE on it at discovery (only these are listed by /_rpc/contracts). */
+  readonly executable: boolean;
 }
 
 export interface SchemaCache {

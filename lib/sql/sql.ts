@@ -61,6 +61,19 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/**
+ * A type name exactly as the catalog's `format_type()` printed it (`integer`, `numeric[]`,
+ * `public."My Type"`), for casts and column definition lists. Only schema-cache objects carry
+ * such text; the shape check is a second lock: quoted parts, or words of letters, digits, `_`,
+ * `$` and spaces, dot-separated, with `[]` suffixes.
+ */
+export function catalogType(name: string): Sql {
+  if (!CATALOG_TYPE.test(name)) throw new TypeError(`not a catalog type name: ${JSON.stringify(name.slice(0, 64))}`);
+  return make([{ t: 'text', s: name }]);
+}
+
+const CATALOG_TYPE = /^(?:"(?:[^"\u0000]|"")+"|[A-Za-z_][A-Za-z0-9_$ ]*)(?:\.(?:"(?:[^"\u0000]|"")+"|[A-Za-z_][A-Za-z0-9_$ ]*))*(?:\[\])*$/;
+
 /** Joins fragments with a separator written in our source. */
 export function join(fragments: readonly Sql[], separator: Sql = sql`, `): Sql {
   const parts: Part[] = [];

@@ -15,7 +15,8 @@ import type { Database } from './execute/database';
 
 /** What `compile` hands to `execute`: the SQL plus how to run it. */
 export interface Plan {
-  readonly query: CompiledQuery;
+  /** Null when the answer needs no database (GET /_rpc/contracts). */
+  readonly query: CompiledQuery | null;
   /** Run in a READ ONLY transaction. */
   readonly readOnly: boolean;
   /** Batch inserts: the same INSERT over a prefix of the rows, to name the row that failed. */

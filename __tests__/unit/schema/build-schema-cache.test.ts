@@ -74,11 +74,17 @@ const raw: RawSchema = {
       argNames: ['q', 'result', 'tags'],
       argModes: ['i', 'o', 'v'],
       argTypes: ['text', 'integer', 'text[]'],
+      argTypeOids: [25, 23, 1009],
+      argTypeKinds: ['Sb', 'Nb', 'Ab'],
       defaults: 1,
       variadic: true,
       returnType: 'integer',
+      returnTypeOid: 23,
+      returnTyptype: 'b',
+      returnAttributes: [],
       returnsSet: true,
       volatility: 's',
+      executable: true,
     },
     {
       oid: 501,
@@ -88,14 +94,34 @@ const raw: RawSchema = {
       argNames: null,
       argModes: null,
       argTypes: [],
+      argTypeOids: [],
+      argTypeKinds: [],
       defaults: 0,
       variadic: false,
       returnType: 'void',
+      returnTypeOid: 2278,
+      returnTyptype: 'p',
+      returnAttributes: [],
       returnsSet: false,
       volatility: 'v',
+      executable: true,
     },
+    ...uncallable(),
   ],
 };
+
+/** A callable `app` function returning integer, with `over` applied. */
+function rawFn(over: Partial<RawSchema['functions'][number]>): RawSchema['functions'][number] {
+  return { oid: 600, schema: 'app', name: 'f', identityArgs: '', argNames: null, argModes: null, argTypes: [], argTypeOids: [], argTypeKinds: [], defaults: 0, variadic: false, returnType: 'integer', returnTypeOid: 23, returnTyptype: 'b', returnAttributes: [], returnsSet: false, volatility: 'v', executable: true, ...over };
+}
+
+function uncallable(): RawSchema['functions'][number][] {
+  return [
+    rawFn({ oid: 601, name: 'first_of', argTypes: ['anyarray'], argTypeOids: [2277], argTypeKinds: ['Pp'], returnType: 'anyelement', returnTypeOid: 2283, returnTyptype: 'p' }),
+    rawFn({ oid: 602, name: 'on_insert', returnType: 'trigger', returnTypeOid: 2279, returnTyptype: 'p' }),
+    rawFn({ oid: 603, name: 'raw_records', returnType: 'record', returnTypeOid: 2249, returnTyptype: 'p', returnsSet: true }),
+  ];
+}
 
 const cache = buildSchemaCache(raw, ['app', 'public']);
 const table = (name: string) => {
@@ -166,10 +192,22 @@ describe('buildSchemaCache', () => {
   test('keeps only input arguments of a function and marks trailing defaults', () => {
     const fn = cache.functions[0];
     expect(fn?.args).toEqual([
-      { name: 'q', type: 'text', mode: 'i', hasDefault: false, variadic: false },
-      { name: 'tags', type: 'text[]', mode: 'v', hasDefault: true, variadic: true },
+      { name: 'q', type: 'text', typeOid: 25, category: 'S', mode: 'i', hasDefault: false, variadic: false },
+      { name: 'tags', type: 'text[]', typeOid: 1009, category: 'A', mode: 'v', hasDefault: true, variadic: true },
     ]);
     expect(fn).toMatchObject({ variadic: true, returnsSet: true, volatility: 's', defaults: 1 });
+  });
+
+  test('describes the result: OUT parameters and composite types are rows, void is void', () => {
+    expect(cache.functions[0]).toMatchObject({ returns: 'row', resultColumns: [{ name: 'result', type: 'integer', typeOid: 23 }] });
+    const built = buildSchemaCache({ ...raw, functions: [rawFn({ name: 'latest', returnType: 'orders', returnTypeOid: 9001, returnTyptype: 'c', returnAttributes: [['id', 20, 'bigint'], ['total', 1700, 'numeric']] })] }, ['app']);
+    expect(built.functions[0]).toMatchObject({ returns: 'row', resultColumns: [{ name: 'id', typeOid: 20 }, { name: 'total', typeOid: 1700 }] });
+    expect(buildSchemaCache({ ...raw, functions: [rawFn({ name: 'n' })] }, ['app']).functions[0]).toMatchObject({ returns: 'scalar', resultColumns: [] });
+  });
+
+  test('leaves out functions a JSON body cannot call: polymorphic arguments, pseudo-type results', () => {
+    expect(cache.functions.map((f) => f.name)).not.toEqual(expect.arrayContaining(['first_of', 'on_insert', 'raw_records']));
+    expect(cache.functions.map((f) => f.name)).toEqual(['search']);
   });
 
   test('freezes every object of the cache, cycles included', () => {

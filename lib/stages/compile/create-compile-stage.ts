@@ -14,11 +14,14 @@ import { compileExplain } from './compile-explain';
 import { compileGet } from './compile-get';
 import { compileInsert } from './compile-insert';
 import { compileList } from './compile-list';
+import { compileRpc } from './compile-rpc';
 import { compileUpdate } from './compile-update';
 
 export function createCompileStage(): Stages['compile'] {
   return function compile(ctx: CommandContext): Plan {
     const { command, config } = ctx;
+    // The contracts are the schema cache itself: nothing to ask the database.
+    if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true });
     const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command) };
     if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
       const rows = command.rowCount;
@@ -28,7 +31,7 @@ export function createCompileStage(): Stages['compile'] {
   };
 }
 
-function statementOf(command: Command, config: ResolvedConfig): Sql {
+function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: ResolvedConfig): Sql {
   switch (command.kind) {
     case 'list':
       return compileList(command, config.searchConfig);
@@ -44,6 +47,8 @@ function statementOf(command: Command, config: ResolvedConfig): Sql {
       return compileUpdate(command);
     case 'delete':
       return compileDelete(command);
+    case 'rpc':
+      return compileRpc(command);
     default:
       return assertNever(command, 'command');
   }
@@ -56,7 +61,12 @@ export function isRead(command: Command): boolean {
     case 'get':
     case 'aggregate':
     case 'explain':
+    case 'contracts':
       return true;
+    // IMMUTABLE and STABLE functions cannot write (PostgreSQL refuses), so they get the read-only
+    // transaction; a VOLATILE one may write, as the caller, under RLS.
+    case 'rpc':
+      return command.fn.volatility !== 'v';
     case 'insert':
     case 'update':
     case 'delete':

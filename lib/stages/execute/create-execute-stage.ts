@@ -12,9 +12,12 @@ import type { ExecuteContext, Result, Stages } from '../stage-types';
 
 export function createExecuteStage(): Stages['execute'] {
   return async function execute(ctx: ExecuteContext): Promise<Result> {
+    const { plan } = ctx;
+    if (plan.query === null) return NO_ROWS;
     try {
-      return await ctx.db.run(ctx.identity, ctx.plan);
+      return await ctx.db.run(ctx.identity, { ...plan, query: plan.query });
     } catch (err) {
+      if (ctx.command.kind === 'rpc' && isUnresolvedCall(err)) throw unresolvedCall(ctx, err);
       const mapped = toGatewayError(err);
       const probe = ctx.plan.rowProbe;
       if (mapped && probe && isRowError(err)) {
@@ -25,6 +28,27 @@ export function createExecuteStage(): Stages['execute'] {
     }
   };
 }
+
+/**
+ * The call itself did not resolve (42883 undefined_function, 42725 ambiguous_function), not a
+ * statement inside the function (those carry a `where` context): the function changed since
+ * discovery. PostgreSQL parses the whole statement before executing any of it, so nothing ran.
+ */
+function isUnresolvedCall(err: unknown): boolean {
+  const e = err as { code?: unknown; where?: unknown } | null;
+  return (e?.code === '42883' || e?.code === '42725') && !e.where;
+}
+
+function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {
+  const command = ctx.command as Extract<ExecuteContext['command'], { kind: 'rpc' }>;
+  const name = `${command.fn.schema}.${command.fn.name}(${command.fn.identityArgs})`;
+  const options = { hint: 'The function changed since discovery; the gateway is re-reading the schema, retry shortly.', details: { sqlstate: (err as { code: string }).code }, cause: err };
+  return ctx.config.rpcSignatureCheck
+    ? new GatewayError('RPC_SIGNATURE_MISMATCH', `The database no longer resolves the call to \`${name}\`.`, options)
+    : new GatewayError('NOT_FOUND', `The function \`${name}\` is no longer available.`, options);
+}
+
+const NO_ROWS: Result = Object.freeze({ rows: Object.freeze([]) });
 
 /**
  * SQLSTATEs a single row's data can cause: data exceptions (22, a bad literal or out-of-range

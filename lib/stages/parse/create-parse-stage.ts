@@ -9,6 +9,8 @@
  *   /{table}/_explain       GET explain (404 when explain_enabled = false)
  *   /{table}/:id            GET get, PATCH update, DELETE delete
  *   /{table}/:id/{child}    GET the child rows of one parent row
+ *   /rpc/{function}         POST a function call
+ *   /_rpc/contracts         GET the callable function signatures
  */
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
@@ -21,6 +23,7 @@ import { parseExplain } from './parse-explain';
 import { parseGet } from './parse-get';
 import { parseInsert } from './parse-insert';
 import { parseList } from './parse-list';
+import { parseContracts, parseRpc } from './parse-rpc';
 import { parseUpdate } from './parse-update';
 import { resolveTable } from './resolve-names';
 
@@ -28,11 +31,20 @@ export function createParseStage(cursors: CursorCodec): Stages['parse'] {
   return function parse(ctx: ParseContext): Command {
     const { request, schema, config } = ctx;
     const [first, second, third] = request.segments;
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    // The function routes come first: `rpc` and `_rpc` are never table names here.
+    if (first === 'rpc' && second !== undefined && third === undefined) {
+      if (method !== 'POST') throw methodNotAllowed(request.method, ['POST']);
+      return parseRpc(schema, second, request, config);
+    }
+    if (first === '_rpc' && second === 'contracts' && third === undefined) {
+      if (method !== 'GET') throw methodNotAllowed(request.method, ['GET', 'HEAD']);
+      return parseContracts(schema);
+    }
     if (first === undefined || first === 'rpc' || first === '_rpc' || request.segments.length > 3) {
-      throw new GatewayError('NOT_FOUND', 'No such route.', { hint: 'Data routes are /{table}, /{table}/:id and /{table}/:id/{child}.' });
+      throw new GatewayError('NOT_FOUND', 'No such route.', { hint: 'Data routes are /{table}, /{table}/:id and /{table}/:id/{child}; functions are POST /rpc/{function}.' });
     }
     const table = resolveTable(schema, first);
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
 
     if (second === undefined) {
       if (method === 'GET') return parseList(table, request.query, config, cursors);
