@@ -28,6 +28,9 @@
  *   with a shared word and one with its own word (search); spare rows to delete.
  * - The gateway runs in dev mode and every request carries x-tenant-id / x-user-id naming the victim:
  *   a token always decides, so those headers must change nothing.
+ * - Function calls (POST /rpc/...) run a STABLE function that reads orders by user id (named,
+ *   positional and scalar bodies) and a VOLATILE one that updates an order by id, aimed at the
+ *   victim's ids: RLS inside the function must answer as for the caller alone.
  * - The last test checks that the whole matrix ran, against a floor (an emptied matrix fails).
  */
 import request from 'supertest';
@@ -49,7 +52,7 @@ const SHARED_WORD = 'zeppelin';
 const CODEWORD: Readonly<Record<Tenant, string>> = { A: 'quokka', B: 'narwhal', C: 'axolotl' };
 /** Page size of every list request: above every table's row count, so nothing is cut. */
 const LIMIT = 1000;
-/** The generated cases must be at least this many (2,802 when written: 6 pairs x 467). */
+/** The generated cases must be at least this many (2,928 when written: 6 pairs x 488). */
 const FLOOR = 2500;
 
 // ------------------------------------------------------------------------------------------------
@@ -889,6 +892,34 @@ const WRITE_CASES: readonly WriteCase[] = [
 ];
 
 // ------------------------------------------------------------------------------------------------
+// Function calls (POST /rpc/...): RLS applies inside the function, as the caller
+// ------------------------------------------------------------------------------------------------
+
+interface RpcCase {
+  readonly name: string;
+  /** The request, aimed at `user` (a user id), by name, by position or as a scalar. */
+  build(user: number): Req;
+}
+
+const rpc = (fn: string, body?: unknown): Req => ({ method: 'post', path: `/api/rpc/${fn}`, ...(body === undefined ? {} : { body }) });
+
+/** orders_of_user(p_user_id) (fixture 040): SETOF orders of one user, as the caller sees them. */
+const RPC_CASES: readonly RpcCase[] = [
+  { name: "POST rpc/orders_of_user {\"p_user_id\": <user>} (named)", build: (user) => rpc('orders_of_user', { p_user_id: user }) },
+  { name: 'POST rpc/orders_of_user [<user>] (positional)', build: (user) => rpc('orders_of_user', [user]) },
+  { name: 'POST rpc/orders_of_user <user> (scalar)', build: (user) => rpc('orders_of_user', String(user)) },
+];
+
+const RPC_WRITE_CASES: readonly WriteCase[] = [
+  {
+    name: "POST rpc/set_order_notes (VOLATILE, UPDATE ... RETURNING) on <target>'s order",
+    build: async (a) => rpc('set_order_notes', { p_order_id: ordersOf(a.target)[0], p_notes: `rpc ${next()}` }),
+    attack: { status: 200, body: { data: [] } },
+    control: { status: 200, writes: true },
+  },
+];
+
+// ------------------------------------------------------------------------------------------------
 // Token attacks: one request per route, aimed at the target (the victim)
 // ------------------------------------------------------------------------------------------------
 
@@ -946,6 +977,14 @@ const PROBES: readonly Probe[] = [
   {
     route: 'patch', writes: true, build: async (a) => ({ method: 'patch', path: `/api/write_items/${(await firstRow(items, a.target)).id}`, body: { name: `patched ${next()}` } }),
     owner: answers(200), tenantless: answers(404, 'NOT_FOUND'),
+  },
+  {
+    route: 'rpc', writes: false, build: async (a) => rpc('orders_of_user', { p_user_id: facts[a.target].users[0] }),
+    owner: ownRows, tenantless: noRows,
+  },
+  {
+    route: 'rpc (volatile)', writes: true, build: async (a) => rpc('set_order_notes', { p_order_id: ordersOf(a.target)[0], p_notes: `probe ${next()}` }),
+    owner: ownRows, tenantless: noRows,
   },
   {
     route: 'delete', writes: true, build: async (a) => ({ method: 'delete', path: `/api/documents/${(await firstRow(spec('documents'), a.target, { spare: true })).id}` }),
@@ -1057,9 +1096,39 @@ describe.each(PAIRS)('caller %s, victim %s', (caller, victim) => {
     });
   });
 
+  describe('function calls: RLS inside the function, as the caller', () => {
+    matrix(
+      RPC_CASES.map((c): [string, RpcCase] => [c.name, c]),
+      async (c) => {
+        const orders = spec('orders');
+        for (const [aim, owner] of [[attack, victim], [control, caller]] as const) {
+          const user = facts[owner].users[0]!;
+          const byUser: Cond = { where: 'user_id = $1', params: [user] };
+          // The victim has orders of this user (its own, or planted under the caller's user).
+          expect(await countOf(orders, victim, byUser)).toBeGreaterThan(0);
+          const req = c.build(user);
+          const res = await ask(req, aim);
+          await step(aim === attack ? 'attack' : 'control', async () => {
+            expect(res.status).toBe(200);
+            expectOnlyCallers(res, req, caller);
+            const expected = await adminJson('SELECT * FROM orders WHERE tenant_id = $1 AND user_id = $2 ORDER BY id', [UUID[caller], user]);
+            expect(res.body.data).toEqual(expected);
+            if (aim === control) expect(expected.length).toBeGreaterThan(0);
+          });
+        }
+      },
+    );
+    matrix([['POST rpc/order_stats (OUT parameters: count and sum over orders)']], async () => {
+      const res = await ask(rpc('order_stats'), attack);
+      expect(res.status).toBe(200);
+      const { rows } = await db.admin.query('SELECT count(*)::int AS n, coalesce(sum(total), 0)::text AS s FROM orders WHERE tenant_id = $1', [UUID[caller]]);
+      expect(res.body.data).toEqual({ order_count: rows[0].n, total_sum: Number(rows[0].s) });
+    });
+  });
+
   describe('writes: nothing of the victim changes', () => {
     matrix(
-      WRITE_CASES.map((w): [string, WriteCase] => [w.name, w]),
+      [...WRITE_CASES, ...RPC_WRITE_CASES].map((w): [string, WriteCase] => [w.name, w]),
       async (w) => {
         const hostile = await w.build(attack);
         const before = await snapshot();
