@@ -68,6 +68,17 @@ test('demo serves tenant-isolated data within seconds and stops cleanly on SIGIN
   expect(globexRes.status).toBe(200);
   expect(globexBody.data.length).toBe(5);
   expect(globexBody.data.every((r) => r.tenant_id === GLOBEX)).toBe(true);
+
+  // The demo's function, as documented in docs/getting-started.md: each tenant's own totals.
+  const rpcUrl = acme!.url.replace(/\/orders\?limit=5$/, '/rpc/sales_by_status');
+  for (const t of [acme!, globex!]) {
+    const headers = { authorization: `Bearer ${t.token}` };
+    const res = await fetch(rpcUrl, { method: 'POST', headers });
+    expect(res.status).toBe(200);
+    const rows = ((await res.json()) as { data: { status: string; orders: number }[] }).data;
+    const counted = (await (await fetch(t.url.replace(/limit=5$/, 'limit=1&count=exact'), { headers })).json()) as { total: number };
+    expect(rows.reduce((sum, r) => sum + r.orders, 0)).toBe(counted.total);
+  }
   const acmeIds = new Set(acmeBody.data.map((r) => r.id));
   expect(globexBody.data.filter((r) => acmeIds.has(r.id))).toEqual([]);
 

@@ -97,6 +97,15 @@ GRANT SELECT ON tenants TO tablegate_demo_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON customers, products, orders, order_items TO tablegate_demo_app;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO tablegate_demo_app;
 
+-- A function for POST /api/rpc/sales_by_status: SECURITY INVOKER (the default), so row-level
+-- security scopes it to the caller's tenant like any table route.
+CREATE FUNCTION sales_by_status(since timestamptz DEFAULT '-infinity')
+  RETURNS TABLE (status text, orders bigint, revenue numeric)
+  LANGUAGE sql STABLE
+  AS $$ SELECT o.status, count(*), sum(o.total) FROM orders o WHERE o.placed_at >= since GROUP BY o.status ORDER BY o.status $$;
+REVOKE ALL ON FUNCTION sales_by_status(timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION sales_by_status(timestamptz) TO tablegate_demo_app;
+
 -- Data. Fixed tenant ids, so the printed tokens and the docs can name them.
 INSERT INTO tenants (id, name) VALUES
   ('11111111-1111-4111-8111-111111111111', 'Acme'),
