@@ -261,6 +261,80 @@ describe('hardening keys', () => {
   });
 });
 
+describe('x-gw-result-format: binary', () => {
+  const binary = (name: string, body?: string, token = tokenA) => call(name, body, token).set('x-gw-result-format', 'binary');
+
+  it('answers exactly what the text format answers, for every result shape and the contract types', async () => {
+    const calls: [string, string | undefined][] = [
+      ['add', '[1000, 0]'], // 1000 is the value node-postgres' own binary mode corrupts (brianc/node-postgres#3495)
+      ['add', '[-2147483648, 0]'],
+      ['echo_bigint', '[9007199254740993]'],
+      ['echo_bigint', '[-9223372036854775808]'],
+      ['echo_numeric', '{"n": 12345678901234567890.123456789012}'],
+      ['echo_numeric', '{"n": 1.50}'],
+      ['echo_numeric', '{"n": "NaN"}'],
+      ['echo_numeric', 'null'],
+      ['echo_json', '{"doc": {"a": [1, {"b": null}], "s": "x\\u00e9\\n", "n": 1e3}}'],
+      ['echo_ids', '{"ids": [1, 9007199254740993, null]}'],
+      ['echo_ids', '{"ids": []}'],
+      ['echo_time', '["2024-05-06T07:08:09.123456+02:00"]'],
+      ['echo_time', '["infinity"]'],
+      ['greet', '["Zoë 🚀", "Grüß"]'],
+      ['describe_value', 'true'],
+      ['sum_all', '[0.1, 0.2]'],
+      ['current_tenant', undefined],
+      ['order_stats', undefined],
+      ['orders_by_status', '{"p_status": "paid"}'],
+      ['orders_by_status', '{"p_status": "none"}'],
+      ['latest_order', undefined],
+      ['order_ids', '[5]'],
+      ['order_ids', '[0]'],
+      ['orders_of_user', '[1]'],
+      ['add_audit', '["binary void"]'],
+    ];
+    for (const [name, body] of calls) {
+      const text = await call(name, body);
+      const bin = await binary(name, body);
+      expect({ name, text: text.status, binary: bin.status }).toEqual({ name, text: 200, binary: 200 });
+      expect({ name, body: JSON.parse(bin.text) }).toEqual({ name, body: JSON.parse(text.text) });
+      // Numbers beyond 2^53 and long numerics: compare their digits, which JSON.parse would round.
+      const digits = (t: string) => (t.match(/-?\d{16,}(\.\d+)?/g) ?? []).sort();
+      expect(digits(bin.text)).toEqual(digits(text.text));
+    }
+    expect((await binary('echo_bigint', '[9007199254740993]')).text).toBe('{"data":9007199254740993}');
+    // The two paths really differ: PostgreSQL's json_agg separates rows with ", \n ", the binary
+    // renderer with ",".
+    const set = '{"p_status": "paid"}';
+    expect((await call('orders_by_status', set)).text).toContain('\n');
+    expect((await binary('orders_by_status', set)).text).not.toContain('\n');
+    expect((await binary('echo_numeric', '{"n": 1.50}')).text).toBe('{"data":1.50}');
+  });
+
+  it('renders timestamptz in the session TimeZone, as the text format does', async () => {
+    await started.db.admin.query(`ALTER ROLE tablegate_app IN DATABASE ${started.db.name} SET timezone = 'Asia/Kolkata'`);
+    try {
+      // New connections of a new gateway pick the role setting up.
+      const app = await appWith({});
+      const at = '["2024-05-06T07:08:09.5+00:00"]';
+      const text = await call('echo_time', at, tokenA, app);
+      const bin = await call('echo_time', at, tokenA, app).set('x-gw-result-format', 'binary');
+      expect(text.body.data).toBe('2024-05-06T12:38:09.5+05:30');
+      expect(bin.body.data).toBe(text.body.data);
+    } finally {
+      await started.db.admin.query(`ALTER ROLE tablegate_app IN DATABASE ${started.db.name} RESET timezone`);
+    }
+  });
+
+  it('keeps tenant isolation and writes in binary mode too', async () => {
+    const rows = (await binary('orders_by_status', '{"p_status": "paid"}', tokenB)).body.data as { id: number }[];
+    const { rows: expected } = await started.db.admin.query("SELECT id::int FROM orders WHERE tenant_id = $1 AND status = 'paid' ORDER BY id", [TENANT_B]);
+    expect(rows.map((r) => r.id)).toEqual(expected.map((r: { id: number }) => r.id));
+    const { rows: [own] } = await started.db.admin.query('SELECT id::int FROM orders WHERE tenant_id = $1 ORDER BY id LIMIT 1', [TENANT_B]);
+    const written = await binary('set_order_notes', JSON.stringify({ p_order_id: own.id, p_notes: 'binary é' }), tokenB);
+    expect(written.body.data).toEqual([expect.objectContaining({ id: own.id, notes: 'binary é', tenant_id: TENANT_B })]);
+  });
+});
+
 describe('GET /_rpc/contracts', () => {
   it('lists every callable function the role may execute, with its signature', async () => {
     const res = await request(started.app).get('/api/_rpc/contracts').set('Authorization', `Bearer ${tokenA}`);

@@ -8,7 +8,7 @@ import type { Identity } from '../stages/auth/identity';
 import type { Database, QueryPlan } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
 import { locateFailingRow } from './locate-failing-row';
-import { contextQuery, PipelinedTransaction, type Rows } from './pipelined-transaction';
+import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
 
 export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
   const { statementTimeoutMs, preparedStatements } = options;
@@ -17,9 +17,17 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        const rows = await new Promise<Rows>((resolve, reject) => {
+        return await new Promise<BatchResult>((resolve, reject) => {
           const tx = new PipelinedTransaction(
-            { tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: plan.readOnly, prepared: preparedStatements },
+            {
+              tenantId: identity.tenantId,
+              userId: identity.userId,
+              agentId: identity.agentId,
+              statementTimeoutMs,
+              readOnly: plan.readOnly,
+              prepared: preparedStatements,
+              binaryResults: plan.binaryResults === true,
+            },
             plan.query,
             prepareValue,
             (err, result) => (err ? reject(err) : resolve(result)),
@@ -27,7 +35,6 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
           // A Submittable: pg calls tx.submit(connection) when the client is free.
           (client as unknown as { query(s: unknown): void }).query(tx);
         });
-        return { rows };
       } catch (err) {
         // A protocol-level failure (no SQLSTATE) may leave the connection unusable: discard it.
         if (!(err && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code))) broken = err as Error;

@@ -17,14 +17,15 @@
  * statements for a 20-row list. Rows are kept as raw text: the statement already returns JSON.
  */
 import type { CompiledQuery } from '../sql/sql';
+import { BinaryRowTap, type BinaryRows } from './binary-row-tap';
 
 /** The subset of pg's internal Connection used here (pg/lib/connection.js). */
 interface Connection {
   parsedStatements: Record<string, string>;
-  stream: { cork?: () => void; uncork?: () => void };
+  stream: { cork?: () => void; uncork?: () => void } & ConstructorParameters<typeof BinaryRowTap>[0];
   parse(msg: { text: string; name: string; types: unknown[] }): void;
   close(msg: { type: 'S' | 'P'; name: string }): void;
-  bind(msg: { portal: string; statement: string; values: readonly unknown[]; valueMapper?: (v: unknown) => unknown }): void;
+  bind(msg: { portal: string; statement: string; values: readonly unknown[]; valueMapper?: (v: unknown) => unknown; binary?: boolean }): void;
   describe(msg: { type: 'P' | 'S'; name: string }): void;
   execute(msg: { portal: string; rows: number }): void;
   sync(): void;
@@ -38,6 +39,8 @@ export interface TransactionSettings {
   readonly readOnly: boolean;
   /** Use named prepared statements (false behind poolers that cannot keep them). */
   readonly prepared: boolean;
+  /** Ask for the plan statement's result columns in binary format (`x-gw-result-format: binary`). */
+  readonly binaryResults?: boolean;
 }
 
 /** Per-connection prepared plan statements: text -> name, in least-recently-used order. */
@@ -73,6 +76,18 @@ const contextStatements = {
 
 export type Rows = (string | null)[][];
 
+/** A column of the plan statement's result, from its RowDescription. */
+export interface ResultField {
+  readonly name: string;
+  readonly typeOid: number;
+}
+
+/** What a batch returns: the text rows, or with `binaryResults` the fields and their raw bytes. */
+export interface BatchResult {
+  readonly rows: Rows;
+  readonly binary?: { readonly fields: readonly ResultField[]; readonly rows: BinaryRows };
+}
+
 /** The tenant-context statement as a plain query, for the (rare) multi-statement transactions. */
 export function contextQuery(settings: Omit<TransactionSettings, 'prepared'>): CompiledQuery {
   return {
@@ -90,6 +105,8 @@ export class PipelinedTransaction {
   readonly name: string;
   readonly text: string;
   private readonly rows: Rows = [];
+  private fields: ResultField[] = [];
+  private tap: BinaryRowTap | undefined;
   private statementIndex = 0;
   private done = false;
   /** The plan statement this batch parsed, forgotten again if the batch fails. */
@@ -99,7 +116,7 @@ export class PipelinedTransaction {
     private readonly settings: TransactionSettings,
     private readonly query: CompiledQuery,
     private readonly valueMapper: (v: unknown) => unknown,
-    private readonly callback: (err: Error | null, rows: Rows) => void,
+    private readonly callback: (err: Error | null, result: BatchResult) => void,
   ) {
     const statement = settings.readOnly ? contextStatements.ro : contextStatements.rw;
     // Unnamed when prepared statements are off: pg then records nothing for this query.
@@ -109,6 +126,7 @@ export class PipelinedTransaction {
 
   submit(connection: Connection): null {
     const { settings } = this;
+    if (settings.binaryResults) this.tap = new BinaryRowTap(connection.stream);
     connection.stream.cork?.();
     try {
       if (this.name === '' || connection.parsedStatements[this.name] !== this.text) {
@@ -122,7 +140,7 @@ export class PipelinedTransaction {
       connection.execute({ portal: '', rows: 0 });
       const statement = settings.prepared ? this.preparedName(connection) : '';
       if (statement === '') connection.parse({ text: this.query.text, name: '', types: [] });
-      connection.bind({ portal: '', statement, values: this.query.values, valueMapper: this.valueMapper });
+      connection.bind({ portal: '', statement, values: this.query.values, valueMapper: this.valueMapper, binary: settings.binaryResults === true });
       connection.describe({ type: 'P', name: '' });
       connection.execute({ portal: '', rows: 0 });
       connection.sync();
@@ -156,11 +174,14 @@ export class PipelinedTransaction {
     return name;
   }
 
-  handleRowDescription(): void {}
+  handleRowDescription(msg: { fields: { name: string; dataTypeID: number }[] }): void {
+    this.fields = msg.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID }));
+  }
 
   handleDataRow(msg: { fields: (string | null)[] }): void {
-    // Only the plan's statement (the second) returns rows we want.
-    if (this.statementIndex === 1) this.rows.push(msg.fields);
+    // Only the plan's statement (the second) returns rows we want. In binary mode pg's text
+    // decoding of the fields is lossy; the tap holds their bytes.
+    if (this.statementIndex === 1 && !this.tap) this.rows.push(msg.fields);
   }
 
   handleCommandComplete(): void {
@@ -184,16 +205,18 @@ export class PipelinedTransaction {
       if (cache.names.get(this.query.text) === name) cache.names.delete(this.query.text);
       cache.closeFirst.push(name);
     }
-    this.finish(err, []);
+    this.finish(err);
   }
 
   handleReadyForQuery(): void {
-    this.finish(null, this.rows);
+    this.finish(null);
   }
 
-  private finish(err: Error | null, rows: Rows): void {
+  private finish(err: Error | null): void {
     if (this.done) return;
     this.done = true;
-    this.callback(err, rows);
+    this.tap?.stop();
+    if (err) return this.callback(err, { rows: [] });
+    this.callback(null, this.tap ? { rows: [], binary: { fields: this.fields, rows: this.tap.rows } } : { rows: this.rows });
   }
 }

@@ -3,13 +3,32 @@
  * A call's JSON comes from PostgreSQL as text and is spliced in as is (numbers stay exact).
  */
 import type { ContractsCommand, RpcCommand } from '../command/command';
+import { binaryToJson } from '../db/binary/binary-to-json';
 import type { DbFunction } from '../schema/schema-types';
 import type { Result } from '../stages/stage-types';
 import type { Rendered } from './render-result';
 
 export function renderRpc(command: RpcCommand, result: Result): Rendered {
+  if (result.binary) return { status: 200, body: `{"data":${renderBinary(command, result.binary)}}` };
   const value = command.fn.returns === 'void' ? null : (result.rows[0]?.[0] ?? null);
   return { status: 200, body: `{"data":${value ?? 'null'}}` };
+}
+
+/**
+ * Binary results -> the same JSON as the text path: each field decoded as to_json would render
+ * it (the last column is the session TimeZone, for timestamptz), rows as objects keyed by the
+ * function's result columns, sets as arrays.
+ */
+function renderBinary(command: RpcCommand, binary: NonNullable<Result['binary']>): string {
+  const { fn } = command;
+  const { fields, rows } = binary;
+  const zoneAt = fields.length - 1;
+  const timeZone = rows[0]?.[zoneAt]?.toString('utf8') ?? 'UTC';
+  const value = (row: readonly (Buffer | null)[], i: number): string => binaryToJson(fields[i]!.typeOid, row[i] ?? null, { timeZone });
+  const keys = fn.resultColumns.map((c) => JSON.stringify(c.name));
+  const render = (row: readonly (Buffer | null)[]): string => (fn.returns === 'row' ? `{${keys.map((k, i) => `${k}:${value(row, i)}`).join(',')}}` : value(row, 0));
+  if (fn.returnsSet) return `[${rows.map(render).join(',')}]`;
+  return rows[0] === undefined ? 'null' : render(rows[0]);
 }
 
 export function renderContracts(command: ContractsCommand): Rendered {

@@ -21,11 +21,18 @@ export interface Plan {
   readonly readOnly: boolean;
   /** Batch inserts: the same INSERT over a prefix of the rows, to name the row that failed. */
   readonly rowProbe?: RowProbe;
+  /** Ask PostgreSQL for binary result columns (`x-gw-result-format: binary`). */
+  readonly binaryResults?: boolean;
 }
 
 /** Raw text columns of the rows of the plan's statement (PostgreSQL builds the JSON; nothing is parsed). */
 export interface Result {
   readonly rows: readonly (readonly (string | null)[])[];
+  /** With `plan.binaryResults`: the result columns and the raw bytes of each row's fields. */
+  readonly binary?: {
+    readonly fields: readonly { readonly name: string; readonly typeOid: number }[];
+    readonly rows: readonly (readonly (Buffer | null)[])[];
+  };
 }
 
 export interface BaseContext {

@@ -12,7 +12,7 @@ function fakeConnection(parsed: Record<string, string> = {}) {
     messages,
     connection: {
       parsedStatements: parsed,
-      stream: { cork: (): void => void messages.push('cork'), uncork: (): void => void messages.push('uncork') },
+      stream: { cork: (): void => void messages.push('cork'), uncork: (): void => void messages.push('uncork'), prependListener: () => undefined, removeListener: () => undefined },
       parse: record('parse'),
       close: record('close'),
       bind: record('bind'),
@@ -97,6 +97,6 @@ describe('PipelinedTransaction', () => {
     t.handleCommandComplete();
     t.handleReadyForQuery();
     t.handleError(new Error('late'));
-    expect(results).toEqual([[null, [['{"a":1}']]]]);
+    expect(results).toEqual([[null, { rows: [['{"a":1}']] }]]);
   });
 });

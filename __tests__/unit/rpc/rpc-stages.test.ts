@@ -49,7 +49,7 @@ const describeText = fn('public', 'describe', [arg('v', 'text', 'S')]);
 const greet = fn('public', 'greet', [arg('name', 'text', 'S'), arg('greeting', 'text', 'S', { hasDefault: true })]);
 const sumAll = fn('public', 'sum_all', [arg('label', 'text', 'S'), arg('nums', 'numeric[]', 'A', { mode: 'v', variadic: true })]);
 const doubleIt = fn('public', 'double_it', [arg('', 'integer', 'N')]);
-const onlyExtra = fn('extra', 'only_here', []);
+const onlyExtra = fn('extra', 'only_here', [], { returnType: 'interval', returnTypeOid: 1186 });
 const rows = fn('public', 'orders_by', [arg('p status', 'text', 'S')], { returns: 'row', returnsSet: true, resultColumns: [{ name: 'id', type: 'bigint', typeOid: 20 }] });
 
 const schema: SchemaCache = {
@@ -161,6 +161,15 @@ describe('compileRpc', () => {
 
   it('calls a function without arguments without a parameter', () => {
     expect(compileSql(compileRpc(parse('only_here')))).toEqual({ text: 'SELECT to_json("extra"."only_here"())::text', values: [] });
+  });
+
+  it('binary results: the function\'s own columns, to_json for types the decoder lacks, then the TimeZone', () => {
+    const binary = { 'x-gw-result-format': 'binary' };
+    expect(compileSql(compileRpc(parse('orders_by', '{"p status": "paid"}', testConfig(), binary))).text).toBe(
+      `SELECT r."id", current_setting('TimeZone') FROM jsonb_to_record($1::jsonb) AS a("p status" text) CROSS JOIN LATERAL (SELECT * FROM "public"."orders_by"("p status" => a."p status")) AS r`,
+    );
+    expect(compileSql(compileRpc(parse('only_here', undefined, testConfig(), binary))).text).toBe(`SELECT to_json("extra"."only_here"()), current_setting('TimeZone')`);
+    expect(compileSql(compileRpc(parse('add', '[1, 2]', testConfig(), binary))).text).toBe(`SELECT "public"."add"(a."1", a."2"), current_setting('TimeZone') FROM jsonb_to_record($1::jsonb) AS a("1" integer, "2" integer)`);
   });
 
   it('only takes type names shaped like format_type output', () => {

@@ -7,15 +7,20 @@
  * every scalar through its input function), and the declared types pin the overload that parse
  * chose. The call is schema-qualified, so search_path plays no part.
  *
- * The result is built as JSON by PostgreSQL (contract §3): an array for a set, an object for a
- * row, the bare value for a scalar, null for void.
+ * Text results (the default) are built as JSON by PostgreSQL (contract §3): an array for a set,
+ * an object for a row, the bare value for a scalar, null for void. Binary results
+ * (`x-gw-result-format: binary`) are the function's own columns in binary format, decoded and
+ * rendered by the gateway (http/render-rpc.ts); a column of a type the decoder does not know is
+ * sent as to_json(column) instead, and the session TimeZone comes last, for timestamptz.
  */
 import type { RpcCommand } from '../../command/command';
+import { isBinaryDecodable } from '../../db/binary/binary-to-json';
 import { catalogType, empty, ident, join, sql, type Sql } from '../../sql/sql';
 
 export function compileRpc(command: RpcCommand): Sql {
   const { fn } = command;
-  const call = sql`${ident(fn.schema, fn.name)}(${join(command.args.map(({ arg, key }) => argument(command, arg.name, arg.variadic, key)))})`;
+  if (command.resultFormat === 'binary' && fn.returns !== 'void') return compileBinary(command);
+  const call = callOf(command);
   const source = argumentSource(command);
   const from = source === null ? empty : sql` FROM ${source}`;
   const lateral = (item: Sql): Sql => (source === null ? sql` FROM ${item}` : sql` FROM ${source} CROSS JOIN LATERAL ${item}`);
@@ -29,6 +34,31 @@ export function compileRpc(command: RpcCommand): Sql {
         ? sql`SELECT coalesce(json_agg(r), '[]')::text${lateral(sql`(SELECT * FROM ${call}) AS r`)}`
         : sql`SELECT to_json(r)::text${lateral(sql`(SELECT * FROM ${call}) AS r`)}`;
   }
+}
+
+function compileBinary(command: RpcCommand): Sql {
+  const { fn } = command;
+  const call = callOf(command);
+  const source = argumentSource(command);
+  const from = (item: Sql | null): Sql => (item === null ? (source === null ? empty : sql` FROM ${source}`) : source === null ? sql` FROM ${item}` : sql` FROM ${source} CROSS JOIN LATERAL ${item}`);
+  const zone = sql`current_setting('TimeZone')`;
+  if (fn.returns === 'row') {
+    const columns = fn.resultColumns.map((c) => decodable(sql`r.${ident(c.name)}`, c.typeOid));
+    return sql`SELECT ${join([...columns, zone])}${from(sql`(SELECT * FROM ${call}) AS r`)}`;
+  }
+  return fn.returnsSet
+    ? sql`SELECT ${decodable(sql`r.v`, fn.returnTypeOid)}, ${zone}${from(sql`${call} AS r(v)`)}`
+    : sql`SELECT ${decodable(call, fn.returnTypeOid)}, ${zone}${from(null)}`;
+}
+
+/** The value itself when the gateway decodes its type from binary, else PostgreSQL's JSON of it. */
+function decodable(value: Sql, typeOid: number): Sql {
+  return isBinaryDecodable(typeOid) ? value : sql`to_json(${value})`;
+}
+
+function callOf(command: RpcCommand): Sql {
+  const { fn } = command;
+  return sql`${ident(fn.schema, fn.name)}(${join(command.args.map(({ arg, key }) => argument(command, arg.name, arg.variadic, key)))})`;
 }
 
 /** `jsonb_to_record($1::jsonb) AS a("key" type, ...)`, or null for a call without arguments. */

@@ -23,6 +23,7 @@ export function createCompileStage(): Stages['compile'] {
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true });
     const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command) };
+    if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
       const rows = command.rowCount;
       return Object.freeze({ ...plan, rowProbe: Object.freeze({ rows, query: (prefix: number) => compileSql(compileInsert(command, prefix)) }) });
