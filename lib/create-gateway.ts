@@ -32,7 +32,9 @@ import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './stages/parse/cursor-codec';
 import { createParseStage } from './stages/parse/create-parse-stage';
+import { checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
+import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { applyStageOverrides, runPipeline } from './stages/run-pipeline';
 import type { GatewayContext, Stages } from './stages/stage-types';
 
@@ -55,10 +57,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const config = resolveConfig(options);
   refuseUnimplemented(config);
   const cursors = createCursorCodec(cursorKey(config));
+  const accessPolicy = loadAccessPolicy(config.access);
   const defaults: Stages = {
     auth: createAuthStage(config),
     parse: createParseStage(cursors),
-    policy: createPolicyStage(),
+    policy: createPolicyStage(accessPolicy),
     allowList: createAllowListStage(config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath)),
     compile: createCompileStage(),
     execute: createExecuteStage(),
@@ -77,6 +80,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const discover = async (): Promise<void> => {
     const mine = ++generation;
     const loaded = await loadSchema(pool, config.schemas);
+    if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
     if (mine !== generation) return;
     schema = loaded;
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
@@ -190,7 +194,6 @@ function cursorKey(config: ResolvedConfig): Buffer {
 /** Keys whose feature is not built yet are refused, not ignored: a policy that is silently off is a hole. */
 function refuseUnimplemented(config: ResolvedConfig): void {
   const refused: [boolean, string][] = [
-    [config.access.enabled, '[access] enabled'],
     [config.allowListPath !== undefined, 'allow_list_path'],
     [config.policy !== undefined || config.policyPath !== undefined, 'policy / policy_path'],
   ];

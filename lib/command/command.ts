@@ -24,6 +24,8 @@ export interface Search {
   /** Raw web-style query text for `websearch_to_tsquery`. */
   readonly query: string;
   readonly columns: readonly Column[];
+  /** True when the caller named the columns (`search_columns`); else every text column. */
+  readonly explicitColumns: boolean;
 }
 
 /** A decoded, verified cursor: the text values of the sort keys then the tie-breaker keys of the last row. */

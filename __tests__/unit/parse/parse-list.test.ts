@@ -154,8 +154,8 @@ describe('parse list: select, sort, paging', () => {
   });
 
   it('parses search with all text columns or search_columns', () => {
-    expect(list('search=big+order').search).toEqual({ query: 'big order', columns: [orders.columnsByName.get('status'), orders.columnsByName.get('notes')] });
-    expect(list('search=x&search_columns=notes').search?.columns.map((c) => c.name)).toEqual(['notes']);
+    expect(list('search=big+order').search).toEqual({ query: 'big order', columns: [orders.columnsByName.get('status'), orders.columnsByName.get('notes')], explicitColumns: false });
+    expect(list('search=x&search_columns=notes').search).toMatchObject({ columns: [orders.columnsByName.get('notes')], explicitColumns: true });
     expect(error(() => list('search_columns=notes')).code).toBe('PARSE_ERROR');
   });
 

@@ -152,7 +152,7 @@ export function parseSearch(table: Table, query: string | undefined, columnsText
   }
   const columns = columnsText === undefined ? table.columns.filter((c) => c.category === 'S') : parseSelect(table, columnsText);
   if (columns.length === 0) throw new GatewayError('PARSE_ERROR', `Table \`${table.name}\` has no text columns to search.`, { hint: 'Name columns with search_columns.' });
-  return Object.freeze({ query, columns: Object.freeze([...columns]) });
+  return Object.freeze({ query, columns: Object.freeze([...columns]), explicitColumns: columnsText !== undefined });
 }
 
 function parseInteger(text: string | undefined, name: string): number | undefined {

@@ -1,0 +1,100 @@
+/** The policy stage without a database: validation, rule lookup, checks and narrowing of commands. */
+import { randomBytes } from 'node:crypto';
+import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
+import { GatewayError } from '../../../lib/errors/gateway-error';
+import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import { anonymousIdentity, type Identity } from '../../../lib/stages/auth/identity';
+import { ruleFor, toAccessPolicy } from '../../../lib/stages/policy/access-policy';
+import { checkPolicyNames } from '../../../lib/stages/policy/check-policy-names';
+import { enforcePolicy } from '../../../lib/stages/policy/enforce-policy';
+import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { parseDelete } from '../../../lib/stages/parse/parse-delete';
+import { parseInsert } from '../../../lib/stages/parse/parse-insert';
+import { parseList } from '../../../lib/stages/parse/parse-list';
+import { orders, orderTags, schema } from '../support/schema-fixture';
+import { thrown } from '../support/thrown';
+
+const config = { defaultLimit: 100, maxLimit: 1000, maxBatchSize: 1000 } as ResolvedConfig;
+const cursors = createCursorCodec(randomBytes(32));
+const list = (query: string) => parseList(orders, [...new URLSearchParams(query)], config, cursors);
+const request = (query: string, body?: string): GatewayRequest => ({
+  id: 'r', method: 'POST', segments: [], rawSegments: [], query: [...new URLSearchParams(query)], headers: { 'content-type': 'application/json' }, body, loopback: true,
+});
+const who = (role: string, scopes: string[] = []): Identity => ({ ...anonymousIdentity, tenantId: 't', role, scopes });
+
+const policy = toAccessPolicy(
+  {
+    default_decision: 'deny',
+    tables: {
+      orders: { operations: ['read', 'create'], read_columns: { except: ['notes', 'payload'] }, write_columns: { only: ['status'] }, returning_columns: { only: ['id', 'status', 'notes'] }, require_any_role: ['member'] },
+      '*': { operations: ['read'], require_scopes: ['all:read'] },
+    },
+  },
+  'test',
+);
+const forbidden = (fn: () => unknown): GatewayError => {
+  const error = thrown(fn, GatewayError);
+  expect(error.code).toBe('FORBIDDEN');
+  return error;
+};
+
+describe('toAccessPolicy', () => {
+  it('defaults to deny, falls back to "*", and requires operations in every rule', () => {
+    expect(toAccessPolicy({}, 'x').defaultDecision).toBe('deny');
+    expect(ruleFor(policy, 'orders')?.table).toBe('orders');
+    expect(ruleFor(policy, 'order_tags')?.table).toBe('*');
+    expect(ruleFor(toAccessPolicy({ tables: { orders: { operations: [] } } }, 'x'), 'order_tags')).toBeUndefined();
+    expect(thrown(() => toAccessPolicy({ tables: { orders: {} } }, 'p.toml'), GatewayConfigError).message).toMatch(/^access policy p\.toml is invalid: tables\.orders: must have required property 'operations'/);
+    expect(() => toAccessPolicy({ tables: { orders: { operations: ['read'], write_columns: { only: [] , except: [] } } } }, 'x')).toThrow(GatewayConfigError);
+    expect(() => toAccessPolicy({ rules: {} }, 'x')).toThrow(/rules/);
+  });
+});
+
+describe('enforcePolicy', () => {
+  it('narrows a default projection and search to readable columns, keeping named readable ones', () => {
+    const narrowed = enforcePolicy(policy, who('member'), list('search=x')) as ReturnType<typeof list>;
+    expect(narrowed.select.map((c) => c.name)).toEqual(['id', 'tenant_id', 'status', 'total', 'placed_at', 'tags', 'limit']);
+    expect(narrowed.search?.columns.map((c) => c.name)).toEqual(['status']);
+    const named = list('select=id,status&sort=-total');
+    expect(enforcePolicy(policy, who('member'), named)).toEqual(named);
+  });
+
+  it('refuses denied columns wherever the caller names them, the role, and tables the policy denies', () => {
+    for (const query of ['select=notes', 'notes=x', 'sort=notes', 'distinct=notes', 'search=x&search_columns=notes']) {
+      expect(forbidden(() => enforcePolicy(policy, who('member'), list(query))).details).toMatchObject({ table: 'orders', column: 'notes' });
+    }
+    expect(forbidden(() => enforcePolicy(policy, who('guest'), list(''))).message).toMatch(/needs one of the roles member/);
+    const tags = parseList(orderTags, [], config, cursors);
+    expect(forbidden(() => enforcePolicy(policy, who('member'), tags)).details).toMatchObject({ table: 'order_tags', missing_scopes: ['all:read'] });
+    expect(enforcePolicy(policy, who('member', ['all:read']), tags)).toEqual(tags);
+  });
+
+  it('checks written columns, operations and returning; narrows the default returning', () => {
+    const insert = parseInsert(orders, request('', '{"status": "paid"}'), config);
+    const narrowed = enforcePolicy(policy, who('member'), insert) as typeof insert;
+    expect(narrowed.returning.map((c) => c.name)).toEqual(['id', 'status']);
+    expect(forbidden(() => enforcePolicy(policy, who('member'), parseInsert(orders, request('', '{"status": "paid", "total": 1}'), config))).details).toMatchObject({ column: 'total', in: 'the body' });
+    expect(forbidden(() => enforcePolicy(policy, who('member'), parseInsert(orders, request('returning=notes', '{"status": "paid"}'), config))).details).toMatchObject({ column: 'notes', in: 'returning' });
+    expect(forbidden(() => enforcePolicy(policy, who('member'), parseInsert(orders, request('returning=total', '{"status": "paid"}'), config))).details).toMatchObject({ column: 'total', in: 'returning' });
+    const del = parseDelete(orders, { ...request(''), method: 'DELETE', segments: ['orders', '1'], rawSegments: ['orders', '1'] });
+    expect(forbidden(() => enforcePolicy(policy, who('member'), del)).details).toMatchObject({ operation: 'delete' });
+  });
+
+  it('passes everything through under default_decision = allow without rules', () => {
+    const open = toAccessPolicy({ default_decision: 'allow' }, 'x');
+    const command = list('select=notes');
+    expect(enforcePolicy(open, anonymousIdentity, command)).toEqual(command);
+  });
+});
+
+describe('checkPolicyNames', () => {
+  it('names unknown tables and columns, with the nearest name', () => {
+    const bad = toAccessPolicy({ tables: { ordrs: { operations: ['read'] }, orders: { operations: ['read'], read_columns: { except: ['note'] } }, '*': { operations: ['read'], write_columns: { except: ['ssn'] } } } }, 'p.toml');
+    const message = thrown(() => checkPolicyNames(bad, schema), GatewayConfigError).message;
+    expect(message).toContain('tables.ordrs: no such table (did you mean orders?)');
+    expect(message).toContain('tables.orders.read_columns: no column note in orders (did you mean notes?)');
+    expect(message).toContain('tables.*.write_columns: no column ssn in any table');
+    expect(() => checkPolicyNames(policy, schema)).not.toThrow();
+  });
+});
