@@ -27,6 +27,8 @@ import { loadSchema } from './schema/load-schema';
 import type { SchemaCache } from './schema/schema-types';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
 import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
+import { loadQueryAllowList } from './stages/allow-list/query-allow-list';
+import { queryPattern } from './stages/allow-list/query-pattern';
 import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
@@ -62,7 +64,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     auth: createAuthStage(config),
     parse: createParseStage(cursors),
     policy: createPolicyStage(accessPolicy),
-    allowList: createAllowListStage(config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath)),
+    allowList: createAllowListStage({
+      ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
+      ...(config.rpcAllowlistPath === undefined ? {} : { functions: loadFunctionAllowList(config.rpcAllowlistPath) }),
+    }),
     compile: createCompileStage(),
     execute: createExecuteStage(),
   };
@@ -113,13 +118,17 @@ export function createGateway(options: GatewayOptions): Gateway {
       res.locals.gateway = ctx;
       const result = await runPipeline(stages, ctx);
       route = ctx.command!.kind;
+      showPattern(res, ctx);
       const rendered = renderResult(ctx.command!, result, cursors);
       res.statusCode = rendered.status;
       if (rendered.body === null) res.end();
       else sendJson(res, rendered.body);
     } catch (err) {
       const ctx = res.locals.gateway as GatewayContext | undefined;
-      if (ctx?.command) route = ctx.command.kind;
+      if (ctx?.command) {
+        route = ctx.command.kind;
+        showPattern(res, ctx);
+      }
       if (isSchemaDrift(err)) reloadAfterDrift();
       sendError(res, err, requestId);
     } finally {
@@ -169,6 +178,13 @@ export function createGateway(options: GatewayOptions): Gateway {
 
 const driftReloadIntervalMs = 5000;
 
+/** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
+function showPattern(res: Response, ctx: GatewayContext): void {
+  if (!ctx.config.devMode || !ctx.command || res.headersSent) return;
+  const pattern = queryPattern(ctx.command, ctx.request);
+  if (pattern !== undefined) res.setHeader('x-gw-query-pattern', pattern);
+}
+
 function isSchemaDrift(err: unknown): boolean {
   const cause = (err as { cause?: { code?: unknown; where?: unknown } } | undefined)?.cause;
   const sqlstate = cause?.code;
@@ -194,7 +210,6 @@ function cursorKey(config: ResolvedConfig): Buffer {
 /** Keys whose feature is not built yet are refused, not ignored: a policy that is silently off is a hole. */
 function refuseUnimplemented(config: ResolvedConfig): void {
   const refused: [boolean, string][] = [
-    [config.allowListPath !== undefined, 'allow_list_path'],
     [config.policy !== undefined || config.policyPath !== undefined, 'policy / policy_path'],
   ];
   for (const [set, key] of refused) {

@@ -138,6 +138,10 @@ describe('result shapes and tenant data (RLS inside the function)', () => {
     expect(await data('order_ids', '[0]')).toEqual([]);
     const res = await call('add_audit', '["rpc wrote this"]');
     expect(res.text).toBe('{"data":null}');
+    // A row function that finds no row returns NULL: null, not an object of nulls.
+    const nobody = signToken({ user_id: 'no-tenant' });
+    expect((await call('latest_order', undefined, nobody)).text).toBe('{"data":null}');
+    expect((await call('latest_order', undefined, nobody).set('x-gw-result-format', 'binary')).text).toBe('{"data":null}');
   });
 
   it("writes through VOLATILE functions as the caller: only the caller's tenant rows change", async () => {

@@ -26,9 +26,9 @@ function renderBinary(command: RpcCommand, binary: NonNullable<Result['binary']>
   const timeZone = rows[0]?.[zoneAt]?.toString('utf8') ?? 'UTC';
   const value = (row: readonly (Buffer | null)[], i: number): string => binaryToJson(fields[i]!.typeOid, row[i] ?? null, { timeZone });
   const keys = fn.resultColumns.map((c) => JSON.stringify(c.name));
+  if (!fn.returnsSet) return rows[0] === undefined ? 'null' : value(rows[0], 0); // a scalar, or one row as json
   const render = (row: readonly (Buffer | null)[]): string => (fn.returns === 'row' ? `{${keys.map((k, i) => `${k}:${value(row, i)}`).join(',')}}` : value(row, 0));
-  if (fn.returnsSet) return `[${rows.map(render).join(',')}]`;
-  return rows[0] === undefined ? 'null' : render(rows[0]);
+  return `[${rows.map(render).join(',')}]`;
 }
 
 export function renderContracts(command: ContractsCommand): Rendered {

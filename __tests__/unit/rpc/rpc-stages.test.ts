@@ -180,7 +180,7 @@ describe('compileRpc', () => {
 
 describe('allow-list stage (functions)', () => {
   const list = parseFunctionAllowList('# comment\n  public.ADD \n\ngreet\n');
-  const stage = createAllowListStage(list);
+  const stage = createAllowListStage({ functions: list });
   const ctx = (command: unknown) => ({ command }) as unknown as CommandContext;
 
   it('lets listed functions through (qualified, or bare in any schema; case-insensitive) and refuses others with 403', () => {

@@ -29,10 +29,10 @@ export function compileRpc(command: RpcCommand): Sql {
       return sql`SELECT (${call})::text${from}`;
     case 'scalar':
       return fn.returnsSet ? sql`SELECT coalesce(json_agg(r.v), '[]')::text${lateral(sql`${call} AS r(v)`)}` : sql`SELECT to_json(${call})::text${from}`;
+    // A single row is converted in the select list: a function that returns no row (NULL) is
+    // null there, where `FROM fn()` would give a row whose every column is null.
     case 'row':
-      return fn.returnsSet
-        ? sql`SELECT coalesce(json_agg(r), '[]')::text${lateral(sql`(SELECT * FROM ${call}) AS r`)}`
-        : sql`SELECT to_json(r)::text${lateral(sql`(SELECT * FROM ${call}) AS r`)}`;
+      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r), '[]')::text${lateral(sql`(SELECT * FROM ${call}) AS r`)}` : sql`SELECT to_json(${call})::text${from}`;
   }
 }
 
@@ -42,6 +42,8 @@ function compileBinary(command: RpcCommand): Sql {
   const source = argumentSource(command);
   const from = (item: Sql | null): Sql => (item === null ? (source === null ? empty : sql` FROM ${source}`) : source === null ? sql` FROM ${item}` : sql` FROM ${source} CROSS JOIN LATERAL ${item}`);
   const zone = sql`current_setting('TimeZone')`;
+  // A single row: its JSON, in binary (json's binary form is its text), so that NULL stays null.
+  if (fn.returns === 'row' && !fn.returnsSet) return sql`SELECT to_json(${call}), ${zone}${from(null)}`;
   if (fn.returns === 'row') {
     const columns = fn.resultColumns.map((c) => decodable(sql`r.${ident(c.name)}`, c.typeOid));
     return sql`SELECT ${join([...columns, zone])}${from(sql`(SELECT * FROM ${call}) AS r`)}`;

@@ -1,0 +1,47 @@
+/** Query patterns and the query allow-list stage without a database. */
+import { randomBytes } from 'node:crypto';
+import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
+import { GatewayError } from '../../../lib/errors/gateway-error';
+import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import { createAllowListStage } from '../../../lib/stages/allow-list/create-allow-list-stage';
+import { parseQueryAllowList } from '../../../lib/stages/allow-list/query-allow-list';
+import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
+import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { parseList } from '../../../lib/stages/parse/parse-list';
+import type { CommandContext } from '../../../lib/stages/stage-types';
+import { orders } from '../support/schema-fixture';
+import { thrown } from '../support/thrown';
+
+const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
+const cursors = createCursorCodec(randomBytes(32));
+const requestOf = (query: string): GatewayRequest => ({ id: 'r', method: 'GET', segments: ['orders'], rawSegments: ['orders'], query: [...new URLSearchParams(query)], headers: {}, body: undefined, loopback: true });
+const patternOf = (query: string) => queryPattern(parseList(orders, requestOf(query).query, config, cursors), requestOf(query));
+
+describe('queryPattern', () => {
+  it('drops values, keeps names, and orders parameters canonically whatever the spelling', () => {
+    const expected = 'GET orders select=id,total status=eq total=gt sort=-placed_at limit';
+    expect(patternOf('select=id,total&status=eq.paid&total=gt.5&sort=-placed_at&limit=5')).toBe(expected);
+    expect(patternOf('limit=99&total.gt=7&sort=-placed_at&status=shipped&select=id,total')).toBe(expected);
+    expect(patternOf('')).toBe('GET orders');
+    expect(patternOf('status=in.(a,b)&notes=is_null&search=x&count=exact&offset=3')).toBe('GET orders notes=is_null status=in search count=exact offset');
+  });
+});
+
+describe('query allow-list stage', () => {
+  const list = parseQueryAllowList('# comment\n\nGET   orders  select=id limit\n');
+  const stage = createAllowListStage({ queries: list });
+  const ctx = (query: string) => ({ command: parseList(orders, requestOf(query).query, config, cursors), request: requestOf(query) }) as unknown as CommandContext;
+
+  it('lets listed patterns through and refuses others with their pattern', () => {
+    expect(list.size).toBe(1);
+    expect(stage(ctx('select=id&limit=2'))).toMatchObject({ kind: 'list' });
+    const error = thrown(() => stage(ctx('select=id')), GatewayError);
+    expect(error).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id' } });
+  });
+
+  it('refuses lines that are not patterns', () => {
+    expect(() => parseQueryAllowList('orders select=id\n')).toThrow(GatewayConfigError);
+    expect(() => parseQueryAllowList('GET orders\nPUT orders\n')).toThrow(/line 2/);
+  });
+});
