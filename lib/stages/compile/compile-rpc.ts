@@ -21,36 +21,40 @@ export function compileRpc(command: RpcCommand): Sql {
   const { fn } = command;
   if (command.resultFormat === 'binary' && fn.returns !== 'void') return compileBinary(command);
   const call = callOf(command);
-  const source = argumentSource(command);
-  const from = source === null ? empty : sql` FROM ${source}`;
-  const lateral = (item: Sql): Sql => (source === null ? sql` FROM ${item}` : sql` FROM ${source} CROSS JOIN LATERAL ${item}`);
+  const from = fromClause(command);
   switch (fn.returns) {
     case 'void':
-      return sql`SELECT (${call})::text${from}`;
+      return sql`SELECT (${call})::text${from()}`;
     case 'scalar':
-      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r.v), '[]')::text${lateral(sql`${call} AS r(v)`)}` : sql`SELECT to_json(${call})::text${from}`;
+      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r.v), '[]')::text${from(sql`${call} AS r(v)`)}` : sql`SELECT to_json(${call})::text${from()}`;
     // A single row is converted in the select list: a function that returns no row (NULL) is
     // null there, where `FROM fn()` would give a row whose every column is null.
     case 'row':
-      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r), '[]')::text${lateral(sql`(SELECT * FROM ${call}) AS r`)}` : sql`SELECT to_json(${call})::text${from}`;
+      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r), '[]')::text${from(sql`(SELECT * FROM ${call}) AS r`)}` : sql`SELECT to_json(${call})::text${from()}`;
   }
 }
 
 function compileBinary(command: RpcCommand): Sql {
   const { fn } = command;
   const call = callOf(command);
-  const source = argumentSource(command);
-  const from = (item: Sql | null): Sql => (item === null ? (source === null ? empty : sql` FROM ${source}`) : source === null ? sql` FROM ${item}` : sql` FROM ${source} CROSS JOIN LATERAL ${item}`);
+  const from = fromClause(command);
   const zone = sql`current_setting('TimeZone')`;
   // A single row: its JSON, in binary (json's binary form is its text), so that NULL stays null.
-  if (fn.returns === 'row' && !fn.returnsSet) return sql`SELECT to_json(${call}), ${zone}${from(null)}`;
+  if (fn.returns === 'row' && !fn.returnsSet) return sql`SELECT to_json(${call}), ${zone}${from()}`;
   if (fn.returns === 'row') {
     const columns = fn.resultColumns.map((c) => decodable(sql`r.${ident(c.name)}`, c.typeOid));
     return sql`SELECT ${join([...columns, zone])}${from(sql`(SELECT * FROM ${call}) AS r`)}`;
   }
-  return fn.returnsSet
-    ? sql`SELECT ${decodable(sql`r.v`, fn.returnTypeOid)}, ${zone}${from(sql`${call} AS r(v)`)}`
-    : sql`SELECT ${decodable(call, fn.returnTypeOid)}, ${zone}${from(null)}`;
+  return fn.returnsSet ? sql`SELECT ${decodable(sql`r.v`, fn.returnTypeOid)}, ${zone}${from(sql`${call} AS r(v)`)}` : sql`SELECT ${decodable(call, fn.returnTypeOid)}, ${zone}${from()}`;
+}
+
+/** ` FROM <arguments> [CROSS JOIN LATERAL <item>]`, or ` FROM <item>` / nothing for a call without arguments. */
+function fromClause(command: RpcCommand): (item?: Sql) => Sql {
+  const source = argumentSource(command);
+  return (item) => {
+    if (item === undefined) return source === null ? empty : sql` FROM ${source}`;
+    return source === null ? sql` FROM ${item}` : sql` FROM ${source} CROSS JOIN LATERAL ${item}`;
+  };
 }
 
 /** The value itself when the gateway decodes its type from binary, else PostgreSQL's JSON of it. */
