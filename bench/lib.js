@@ -1,7 +1,8 @@
-// Scaffolding shared by the benchmarks (run.js, relations.js, writes.js): which build of lib/ to
-// load, the PostgreSQL server, the fixture database and its RLS-bound role, server child
-// processes that report their CPU time, and small helpers. Each benchmark keeps its own fixture
-// schema, servers and load shape.
+// Scaffolding shared by the benchmarks (run.js, relations.js, writes.js, rpc.js): which build of
+// lib/ to load, the PostgreSQL server, the fixture database and its RLS-bound role, server child
+// processes that report their CPU time, the pieces every tablegate server and hand-written
+// baseline server is made of, and small helpers. Each benchmark keeps its own fixture schema,
+// SQL and load shape.
 'use strict';
 const { fork } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -143,6 +144,120 @@ function spawnServer(script, kind, config) {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// What both servers of every benchmark share. A baseline must do per request exactly what
+// tablegate does (the same tenants and schema, the same token check, the same tenant-context
+// statement and statement_timeout in the same transaction), or the comparison measures the
+// difference between two workloads rather than two implementations. So these pieces live here
+// once, and the benchmarks cannot drift apart from each other or from tablegate.
+// ---------------------------------------------------------------------------------------------
+
+/** The schema of every fixture and the one tablegate exposes (startTablegate). */
+const SCHEMA = 'bench';
+
+/**
+ * The fixtures' tenants; the tokens carry TENANTS[0]. One list so that every fixture spreads its
+ * rows over the same tenants and every RLS check looks for the same foreign tenant.
+ */
+const TENANTS = [1, 2, 3, 4].map((n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
+
+/** The order statuses of the order fixtures; shared so that their data and queries line up. */
+const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
+
+/**
+ * tablegate's default statement_timeout_ms, which it sets in every transaction; the baselines set
+ * the same value the same way (tenantContext), so both pay for the same setting.
+ */
+const STATEMENT_TIMEOUT_MS = 30000;
+
+/**
+ * Server A of every benchmark: tablegate as a host application mounts it, createGateway over the
+ * bench schema at /api, after `gateway.ready`. `options` adds gateway options (writes.js: body and
+ * batch limits). Resolves with the close function serverMain expects.
+ */
+async function startTablegate(app, { appUrl, jwtSecret }, options = {}) {
+  const { createGateway } = require(path.join(DIST, 'index.js'));
+  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA], ...options });
+  await gateway.ready;
+  app.use('/api', gateway);
+  return () => gateway.close();
+}
+
+/**
+ * The tenant-context statement tablegate sends in every transaction (lib/db/pipelined-transaction.ts,
+ * without its read-only setting, which the baselines express as BEGIN READ ONLY); the baselines
+ * send it with tenantContext(claims) as its parameters.
+ */
+const CONTEXT_SQL =
+  "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
+  "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
+  "set_config('statement_timeout', $4, true)";
+
+/**
+ * CONTEXT_SQL's parameters for verified claims, as tablegate derives them (claims-to-identity.ts):
+ * tenant, user (user_id, else sub), agent, each '' when absent; then STATEMENT_TIMEOUT_MS.
+ */
+function tenantContext(claims) {
+  return [String(claims.tenant_id ?? ''), String(claims.user_id ?? claims.sub ?? ''), String(claims.agent_id ?? ''), String(STATEMENT_TIMEOUT_MS)];
+}
+
+/**
+ * A baseline's per-request transaction: one pooled client, BEGIN (READ ONLY when `readOnly`),
+ * CONTEXT_SQL, `work(client)`, COMMIT: the four round trips a hand-written route needs for what
+ * tablegate pipelines. Rolls back and rethrows when anything fails; resolves with work's result.
+ */
+async function asTenant(pool, claims, readOnly, work) {
+  const client = await pool.connect();
+  try {
+    await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+    await client.query(CONTEXT_SQL, tenantContext(claims));
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** An error with the HTTP status a baseline answers with (errorHandler). */
+class HttpError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * A baseline's token check: `authenticate(req)` verifies the HS256 bearer token with jsonwebtoken
+ * and returns its claims, or throws a 401 HttpError. The secret is a KeyObject, made once (a
+ * string secret would be re-parsed on every verify), so that the baselines' token check costs
+ * what a careful developer's does, in every benchmark alike.
+ */
+function createAuthenticate(jwtSecret) {
+  const jwt = require('jsonwebtoken');
+  const key = crypto.createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+  return function authenticate(req) {
+    const header = req.headers.authorization || '';
+    if (!header.startsWith('Bearer ')) throw new HttpError(401, 'missing bearer token');
+    try {
+      return jwt.verify(header.slice(7), key, { algorithms: ['HS256'] });
+    } catch {
+      throw new HttpError(401, 'invalid token');
+    }
+  };
+}
+
+/**
+ * A baseline's Express error handler (the last app.use): an HttpError's status and message, any
+ * other error a 500 without details. Express knows it by its four parameters.
+ */
+function errorHandler(err, _req, res, _next) {
+  res.status(err.status || 500).json({ error: err.status ? err.message : 'internal error' });
+}
+
 /** GET with a bearer token; the body parsed as JSON when it is JSON. */
 async function fetchJson(url, token) {
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -159,4 +274,61 @@ function median(xs) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-module.exports = { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, fetchJson, median };
+/**
+ * CPU time (user + system, microseconds) used so far by each backend connected to `database`, by
+ * pid (Linux /proc). Null when /proc is unavailable or the server is not local. Shared so that the
+ * benchmarks measure PostgreSQL's share of a request the same way.
+ */
+async function backendCpu(monitor, database) {
+  const { rows } = await monitor.query(
+    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    [database],
+  );
+  const tick = 1e6 / 100; // USER_HZ is 100 on Linux
+  const cpu = new Map();
+  for (const { pid } of rows) {
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return null;
+    }
+    const close = stat.lastIndexOf(')');
+    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') return null;
+    const fields = stat.slice(close + 2).split(' ');
+    cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick); // utime, stime
+  }
+  return cpu;
+}
+
+/** CPU used by the backends between two backendCpu() samples (a backend new in `after` counts whole). */
+function backendCpuDelta(before, after) {
+  if (before === null || after === null) return null;
+  let total = 0;
+  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** A CPU time in ms per request for the tables; 'n/a' when it could not be measured. */
+const fmtCpu = (ms) => (ms === null ? 'n/a' : ms.toFixed(3));
+
+/**
+ * The entry point of a benchmark script: `--server <kind>` (a child forked by spawnServer or by the
+ * script itself) runs `server(kind)`, anything else `main()`; an error is printed and exits 1.
+ */
+function runScript(main, server) {
+  const run = process.argv[2] === '--server' ? () => server(process.argv[3]) : main;
+  run().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+
+module.exports = {
+  // Scaffolding
+  DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer,
+  // What both servers of every benchmark share
+  SCHEMA, TENANTS, STATUSES, STATEMENT_TIMEOUT_MS, startTablegate, CONTEXT_SQL, tenantContext, asTenant, HttpError, createAuthenticate, errorHandler,
+  // Helpers
+  fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript,
+};

@@ -15,13 +15,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, fetchJson, median } = require('./lib');
+const { envNumber, startDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, runScript } = require('./lib');
 const DB_NAME = 'tablegate_bench_relations';
 const APP_ROLE = 'tablegate_bench_app';
-const SCHEMA = 'bench';
-const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
-const TENANTS = [1, 2, 3, 4].map((n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
-const STATEMENT_TIMEOUT_MS = 30000;
 const LIST_LIMIT = 20;
 const USERS = 4000;
 
@@ -29,14 +25,7 @@ const USERS = 4000;
 // Server processes
 // ---------------------------------------------------------------------------------------------
 
-/** Server A: tablegate as a host application would mount it. */
-async function startTablegate(app, { appUrl, jwtSecret }) {
-  const { createGateway } = require(path.join(DIST, 'index.js'));
-  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA] });
-  await gateway.ready;
-  app.use('/api', gateway);
-  return () => gateway.close();
-}
+// Server A: tablegate as a host application would mount it (startTablegate in bench/lib.js).
 
 /**
  * Server B: what a careful developer writes by hand, without N+1: one statement that joins the
@@ -45,15 +34,10 @@ async function startTablegate(app, { appUrl, jwtSecret }) {
  * into objects and Express stringifies the rows.
  */
 async function startBaseline(app, { appUrl, jwtSecret }) {
-  const jwt = require('jsonwebtoken');
   const pg = require('pg');
   const pool = new pg.Pool({ connectionString: appUrl, max: 10, application_name: 'baseline' });
-  const key = crypto.createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+  const authenticate = createAuthenticate(jwtSecret);
 
-  const CONTEXT_SQL =
-    "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
-    "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
-    "set_config('statement_timeout', $4, true)";
   // The page is limited first, then each of its 20 orders gets its user and items: correlated
   // subqueries in the select list of the outer query only run for the page rows (in the select
   // list of the limited query they would also run for every row skipped by OFFSET).
@@ -66,23 +50,6 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
           WHERE status = $1 ORDER BY id LIMIT $2 OFFSET $3) o
     ORDER BY o.id`;
 
-  class HttpError extends Error {
-    constructor(status, message) {
-      super(message);
-      this.status = status;
-    }
-  }
-
-  function authenticate(req) {
-    const header = req.headers.authorization || '';
-    if (!header.startsWith('Bearer ')) throw new HttpError(401, 'missing bearer token');
-    try {
-      return jwt.verify(header.slice(7), key, { algorithms: ['HS256'] });
-    } catch {
-      throw new HttpError(401, 'invalid token');
-    }
-  }
-
   app.get('/api/orders', async (req, res) => {
     const claims = authenticate(req);
     const raw = typeof req.query.status === 'string' ? req.query.status : undefined;
@@ -90,25 +57,11 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
     const status = raw.startsWith('eq.') ? raw.slice(3) : raw;
     const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
     const offset = Number(req.query.offset ?? 0) || 0;
-    const client = await pool.connect();
-    let rows;
-    try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(CONTEXT_SQL, [String(claims.tenant_id ?? ''), String(claims.user_id ?? claims.sub ?? ''), String(claims.agent_id ?? ''), String(STATEMENT_TIMEOUT_MS)]);
-      ({ rows } = await client.query(LIST_SQL, [status, limit, offset]));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    const { rows } = await asTenant(pool, claims, true, (client) => client.query(LIST_SQL, [status, limit, offset]));
     res.json({ data: rows, count: rows.length, limit, offset });
   });
 
-  app.use((err, _req, res, _next) => {
-    res.status(err.status || 500).json({ error: err.status ? err.message : 'internal error' });
-  });
+  app.use(errorHandler);
   return () => pool.end();
 }
 
@@ -296,14 +249,4 @@ async function main() {
   process.exitCode = failed ? 1 : 0;
 }
 
-if (process.argv[2] === '--server') {
-  serverMain(process.argv[3], { tablegate: startTablegate, baseline: startBaseline }).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runScript(main, (kind) => serverMain(kind, { tablegate: startTablegate, baseline: startBaseline }));

@@ -20,14 +20,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, median } = require('./lib');
+const { envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 const DB_NAME = 'tablegate_bench_rpc';
 const APP_ROLE = 'tablegate_bench_app';
-const SCHEMA = 'bench';
-const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
-const TENANTS = [1, 2, 3, 4].map((n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
 const COLUMNS = ['id', 'tenant_id', 'status', 'total', 'placed_at', 'notes'];
-const STATEMENT_TIMEOUT_MS = 30000; // tablegate's default statement_timeout_ms
 const LIST_LIMIT = 20;
 const WRITE_IDS = 1000;
 
@@ -35,14 +31,7 @@ const WRITE_IDS = 1000;
 // Server processes
 // ---------------------------------------------------------------------------------------------
 
-/** Server A: tablegate as a host application would mount it. */
-async function startTablegate(app, { appUrl, jwtSecret }) {
-  const { createGateway } = require(path.join(DIST, 'index.js'));
-  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA] });
-  await gateway.ready;
-  app.use('/api', gateway);
-  return () => gateway.close();
-}
+// Server A: tablegate as a host application would mount it (startTablegate in bench/lib.js).
 
 /**
  * Server B: what a careful developer writes by hand for the three calls. express.json() parses
@@ -55,53 +44,11 @@ async function startTablegate(app, { appUrl, jwtSecret }) {
  */
 async function startBaseline(app, { appUrl, jwtSecret }) {
   const express = require('express');
-  const jwt = require('jsonwebtoken');
   const pg = require('pg');
   const pool = new pg.Pool({ connectionString: appUrl, max: 10, application_name: 'baseline' });
-  const key = crypto.createSecretKey(Buffer.from(jwtSecret, 'utf8'));
-
-  const CONTEXT_SQL =
-    "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
-    "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
-    "set_config('statement_timeout', $4, true)";
-
-  class HttpError extends Error {
-    constructor(status, message) {
-      super(message);
-      this.status = status;
-    }
-  }
-
-  function authenticate(req) {
-    const header = req.headers.authorization || '';
-    if (!header.startsWith('Bearer ')) throw new HttpError(401, 'missing bearer token');
-    try {
-      return jwt.verify(header.slice(7), key, { algorithms: ['HS256'] });
-    } catch {
-      throw new HttpError(401, 'invalid token');
-    }
-  }
-
-  async function asTenant(claims, readOnly, text, values) {
-    const client = await pool.connect();
-    try {
-      await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-      await client.query(CONTEXT_SQL, [
-        String(claims.tenant_id ?? ''),
-        String(claims.user_id ?? claims.sub ?? ''),
-        String(claims.agent_id ?? ''),
-        String(STATEMENT_TIMEOUT_MS),
-      ]);
-      const { rows } = await client.query(text, values);
-      await client.query('COMMIT');
-      return rows;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
+  const authenticate = createAuthenticate(jwtSecret);
+  /** The rows of `text` with `values`, in the claims' tenant context (asTenant in bench/lib.js). */
+  const call = async (claims, readOnly, text, values) => (await asTenant(pool, claims, readOnly, (client) => client.query(text, values))).rows;
 
   const body = (req) => {
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HttpError(400, 'a JSON object is required');
@@ -117,14 +64,14 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
   app.post('/api/rpc/orders_by_status', async (req, res) => {
     const claims = authenticate(req);
     const { p_status, p_limit } = body(req);
-    const rows = await asTenant(claims, true, `SELECT ${COLUMNS.join(', ')} FROM ${SCHEMA}.orders_by_status($1, $2)`, [text(p_status, 'p_status'), p_limit ?? 20]);
+    const rows = await call(claims, true, `SELECT ${COLUMNS.join(', ')} FROM ${SCHEMA}.orders_by_status($1, $2)`, [text(p_status, 'p_status'), p_limit ?? 20]);
     res.json({ data: rows });
   });
 
   app.post('/api/rpc/order_total', async (req, res) => {
     const claims = authenticate(req);
     const { p_status } = body(req);
-    const rows = await asTenant(claims, true, `SELECT v FROM ${SCHEMA}.order_total($1) AS v`, [text(p_status, 'p_status')]);
+    const rows = await call(claims, true, `SELECT v FROM ${SCHEMA}.order_total($1) AS v`, [text(p_status, 'p_status')]);
     res.json({ data: rows[0].v });
   });
 
@@ -132,13 +79,11 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
     const claims = authenticate(req);
     const { p_id, p_note } = body(req);
     if (p_id === undefined) throw new HttpError(400, 'p_id is required');
-    const rows = await asTenant(claims, false, `SELECT ${COLUMNS.join(', ')} FROM ${SCHEMA}.touch_order($1, $2)`, [p_id, p_note ?? null]);
+    const rows = await call(claims, false, `SELECT ${COLUMNS.join(', ')} FROM ${SCHEMA}.touch_order($1, $2)`, [p_id, p_note ?? null]);
     res.json({ data: rows[0] ?? null });
   });
 
-  app.use((err, _req, res, _next) => {
-    res.status(err.status || 500).json({ error: err.status ? err.message : 'internal error' });
-  });
+  app.use(errorHandler);
   return () => pool.end();
 }
 
@@ -326,43 +271,6 @@ function load(base, workload, token, seconds) {
   });
 }
 
-/**
- * CPU time (user + system, microseconds) used so far by each backend connected to the bench
- * database, by pid (Linux /proc), as in bench/run.js. Null when /proc is unavailable or the
- * server is not local.
- */
-async function backendCpu(monitor) {
-  const { rows } = await monitor.query(
-    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
-    [DB_NAME],
-  );
-  const tick = 1e6 / 100; // USER_HZ is 100 on Linux
-  const cpu = new Map();
-  for (const { pid } of rows) {
-    let stat;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return null;
-    }
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') return null;
-    const fields = stat.slice(close + 2).split(' ');
-    cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick); // utime, stime
-  }
-  return cpu;
-}
-
-/** CPU used by the backends between two backendCpu() samples (a backend new in `after` counts whole). */
-function backendCpuDelta(before, after) {
-  if (before === null || after === null) return null;
-  let total = 0;
-  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
-  return total;
-}
-
-const fmtCpu = (ms) => (ms === null ? 'n/a' : ms.toFixed(3));
-
 async function main() {
   const duration = envNumber('BENCH_DURATION', 10, 1);
   const warmup = envNumber('BENCH_WARMUP', 3, 0);
@@ -423,9 +331,9 @@ async function main() {
           // Every write run starts from a vacuumed table, whoever wrote before it.
           if (workload.name === 'write') await monitor.query(`VACUUM ${SCHEMA}.orders`);
           if (warmup > 0) await load(server.base, workload, token, warmup);
-          const cpu0 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor) };
+          const cpu0 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor, DB_NAME) };
           const raw = await load(server.base, workload, token, duration);
-          const cpu1 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor) };
+          const cpu1 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor, DB_NAME) };
           const requests = raw.requests.total || 1;
           const pgCpu = backendCpuDelta(cpu0.postgres, cpu1.postgres);
           const result = {
@@ -526,14 +434,4 @@ async function main() {
   process.exitCode = failed ? 1 : 0;
 }
 
-if (process.argv[2] === '--server') {
-  serverMain(process.argv[3], { tablegate: startTablegate, baseline: startBaseline }).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runScript(main, (kind) => serverMain(kind, { tablegate: startTablegate, baseline: startBaseline }));

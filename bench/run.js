@@ -13,14 +13,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, fetchJson, median } = require('./lib');
+const { envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 const DB_NAME = 'tablegate_bench';
 const APP_ROLE = 'tablegate_bench_app';
-const SCHEMA = 'bench';
-const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
-const TENANTS = [1, 2, 3, 4].map((n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
 const COLUMNS = ['id', 'tenant_id', 'user_id', 'status', 'total', 'placed_at', 'notes'];
-const STATEMENT_TIMEOUT_MS = 30000; // tablegate's default statement_timeout_ms
 const LIST_LIMIT = 20;
 const GET_IDS = 1000;
 
@@ -28,14 +24,7 @@ const GET_IDS = 1000;
 // Server processes
 // ---------------------------------------------------------------------------------------------
 
-/** Server A: tablegate as a host application would mount it. */
-async function startTablegate(app, { appUrl, jwtSecret }) {
-  const { createGateway } = require(path.join(DIST, 'index.js'));
-  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA] });
-  await gateway.ready;
-  app.use('/api', gateway);
-  return () => gateway.close();
-}
+// Server A: tablegate as a host application would mount it (startTablegate in bench/lib.js).
 
 /**
  * Server B: what a careful developer writes by hand. A KeyObject for the JWT secret (a string
@@ -44,55 +33,12 @@ async function startTablegate(app, { appUrl, jwtSecret }) {
  * and Express stringifies them.
  */
 async function startBaseline(app, { appUrl, jwtSecret }) {
-  const jwt = require('jsonwebtoken');
   const pg = require('pg');
   const pool = new pg.Pool({ connectionString: appUrl, max: 10, application_name: 'baseline' });
-  const key = crypto.createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+  const authenticate = createAuthenticate(jwtSecret);
 
-  const CONTEXT_SQL =
-    "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
-    "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
-    "set_config('statement_timeout', $4, true)";
   const LIST_SQL = `SELECT ${COLUMNS.join(', ')} FROM ${SCHEMA}.orders WHERE status = $1 ORDER BY id LIMIT $2 OFFSET $3`;
   const GET_SQL = `SELECT ${COLUMNS.join(', ')} FROM ${SCHEMA}.orders WHERE id = $1`;
-
-  class HttpError extends Error {
-    constructor(status, message) {
-      super(message);
-      this.status = status;
-    }
-  }
-
-  function authenticate(req) {
-    const header = req.headers.authorization || '';
-    if (!header.startsWith('Bearer ')) throw new HttpError(401, 'missing bearer token');
-    try {
-      return jwt.verify(header.slice(7), key, { algorithms: ['HS256'] });
-    } catch {
-      throw new HttpError(401, 'invalid token');
-    }
-  }
-
-  async function asTenant(claims, work) {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(CONTEXT_SQL, [
-        String(claims.tenant_id ?? ''),
-        String(claims.user_id ?? claims.sub ?? ''),
-        String(claims.agent_id ?? ''),
-        String(STATEMENT_TIMEOUT_MS),
-      ]);
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
 
   app.get('/api/orders', async (req, res) => {
     const claims = authenticate(req);
@@ -101,20 +47,18 @@ async function startBaseline(app, { appUrl, jwtSecret }) {
     const status = raw.startsWith('eq.') ? raw.slice(3) : raw;
     const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
     const offset = Number(req.query.offset ?? 0) || 0;
-    const { rows } = await asTenant(claims, (client) => client.query(LIST_SQL, [status, limit, offset]));
+    const { rows } = await asTenant(pool, claims, true, (client) => client.query(LIST_SQL, [status, limit, offset]));
     res.json({ data: rows, count: rows.length, limit, offset });
   });
 
   app.get('/api/orders/:id', async (req, res) => {
     const claims = authenticate(req);
-    const { rows } = await asTenant(claims, (client) => client.query(GET_SQL, [req.params.id]));
+    const { rows } = await asTenant(pool, claims, true, (client) => client.query(GET_SQL, [req.params.id]));
     if (rows.length === 0) throw new HttpError(404, 'not found');
     res.json({ data: rows[0] });
   });
 
-  app.use((err, _req, res, _next) => {
-    res.status(err.status || 500).json({ error: err.status ? err.message : 'internal error' });
-  });
+  app.use(errorHandler);
   return () => pool.end();
 }
 
@@ -254,40 +198,6 @@ function load(base, scenario, token, seconds, rate) {
   });
 }
 
-/**
- * CPU time (user + system, microseconds) used so far by each backend connected to the bench
- * database, by pid (Linux /proc). Null when /proc is unavailable or the server is not local.
- */
-async function backendCpu(monitor) {
-  const { rows } = await monitor.query(
-    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
-    [DB_NAME],
-  );
-  const tick = 1e6 / 100; // USER_HZ is 100 on Linux
-  const cpu = new Map();
-  for (const { pid } of rows) {
-    let stat;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return null;
-    }
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') return null;
-    const fields = stat.slice(close + 2).split(' ');
-    cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick); // utime, stime
-  }
-  return cpu;
-}
-
-/** CPU used by the backends between two backendCpu() samples (a backend new in `after` counts whole). */
-function backendCpuDelta(before, after) {
-  if (before === null || after === null) return null;
-  let total = 0;
-  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
-  return total;
-}
-
 function summarize(result, seconds, cpu) {
   const requests = result.requests.total || 1;
   return {
@@ -304,8 +214,6 @@ function summarize(result, seconds, cpu) {
     seconds,
   };
 }
-
-const fmtCpu = (ms) => (ms === null ? 'n/a' : ms.toFixed(3));
 
 // ---------------------------------------------------------------------------------------------
 // Main
@@ -364,9 +272,9 @@ async function main() {
         const order = (round + index) % 2 ? [servers[1], servers[0]] : [servers[0], servers[1]];
         for (const server of order) {
           if (warmup > 0) await load(server.base, scenario, token, warmup, rate);
-          const cpu0 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor) };
+          const cpu0 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor, DB_NAME) };
           const raw = await load(server.base, scenario, token, duration, rate);
-          const cpu1 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor) };
+          const cpu1 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor, DB_NAME) };
           const cpu = { server: cpu1.server - cpu0.server, postgres: backendCpuDelta(cpu0.postgres, cpu1.postgres) };
           const result = summarize(raw, duration, cpu);
           runs.push({ round: round + 1, scenario: scenario.name, server: server.kind, ...result });
@@ -453,14 +361,4 @@ async function main() {
   process.exitCode = failed ? 1 : 0;
 }
 
-if (process.argv[2] === '--server') {
-  serverMain(process.argv[3], { tablegate: startTablegate, baseline: startBaseline }).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runScript(main, (kind) => serverMain(kind, { tablegate: startTablegate, baseline: startBaseline }));

@@ -22,16 +22,13 @@
 const { fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const http = require('node:http');
-const path = require('node:path');
 
-const { DIST, startDatabase, createFixtureDatabase, dropFixtureDatabase } = require('./lib');
+const { startDatabase, createFixtureDatabase, dropFixtureDatabase, SCHEMA, TENANTS, startTablegate, asTenant, createAuthenticate, errorHandler, runScript } = require('./lib');
 const DB_NAME = 'tablegate_bench_writes';
 const APP_ROLE = 'tablegate_bench_writes_app';
-const SCHEMA = 'bench';
-const TENANT = '00000000-0000-4000-8000-000000000001';
+const TENANT = TENANTS[0];
 const BATCH = 1000;
 const COLUMNS = ['sku', 'name', 'qty', 'price', 'big', 'note'];
-const STATEMENT_TIMEOUT_MS = 30000;
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 2);
 const HUGE_BYTES = 50 * 1024 * 1024;
@@ -42,48 +39,33 @@ const HUGE_BYTES = 50 * 1024 * 1024;
 
 async function serverMain() {
   const express = require('express');
-  const jwt = require('jsonwebtoken');
   const pg = require('pg');
-  const { createGateway } = require(path.join(DIST, 'index.js'));
   const config = await new Promise((resolve) => process.once('message', resolve));
 
-  const gateway = createGateway({ databaseUrl: config.appUrl, jwtSecret: config.jwtSecret, schemas: [SCHEMA], maxRequestBodyBytes: 1048576, maxBatchSize: BATCH });
-  await gateway.ready;
+  // tablegate (startTablegate in bench/lib.js) with a 1 MB body limit and 1,000-row batches.
   const tg = express();
-  tg.use('/api', gateway);
+  const closeGateway = await startTablegate(tg, config, { maxRequestBodyBytes: 1048576, maxBatchSize: BATCH });
 
+  // The hand-written route: the token check and tenant transaction of every baseline (bench/lib.js)
+  // around one multi-row INSERT ... RETURNING *; a failed INSERT is a 400 with its message.
   const pool = new pg.Pool({ connectionString: config.appUrl, max: 10 });
-  const key = crypto.createSecretKey(Buffer.from(config.jwtSecret, 'utf8'));
-  const CONTEXT_SQL =
-    "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
-    "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
-    "set_config('statement_timeout', $4, true)";
+  const authenticate = createAuthenticate(config.jwtSecret);
   const base = express();
   base.use(express.json({ limit: '1mb' }));
   base.post('/api/items', async (req, res) => {
-    let claims;
-    try {
-      claims = jwt.verify((req.headers.authorization || '').slice(7), key, { algorithms: ['HS256'] });
-    } catch {
-      return void res.status(401).json({ error: 'unauthorized' });
-    }
+    const claims = authenticate(req);
     const rows = Array.isArray(req.body) ? req.body : [req.body];
     const values = [];
     const tuples = rows.map((row) => `(${COLUMNS.map((c) => (values.push(row[c] ?? null), `$${values.length}`)).join(', ')})`);
-    const client = await pool.connect();
+    let result;
     try {
-      await client.query('BEGIN');
-      await client.query(CONTEXT_SQL, [String(claims.tenant_id ?? ''), String(claims.user_id ?? ''), '', String(STATEMENT_TIMEOUT_MS)]);
-      const result = await client.query(`INSERT INTO ${SCHEMA}.items (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING *`, values);
-      await client.query('COMMIT');
-      res.status(201).json({ data: result.rows, count: result.rowCount });
+      result = await asTenant(pool, claims, false, (client) => client.query(`INSERT INTO ${SCHEMA}.items (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING *`, values));
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      res.status(400).json({ error: String(err.message) });
-    } finally {
-      client.release();
+      return void res.status(400).json({ error: String(err.message) });
     }
+    res.status(201).json({ data: result.rows, count: result.rowCount });
   });
+  base.use(errorHandler);
 
   const listen = (app) =>
     new Promise((resolve, reject) => {
@@ -114,7 +96,7 @@ async function serverMain() {
       s.closeAllConnections?.();
       s.close();
     }
-    await gateway.close().catch(() => undefined);
+    await closeGateway().catch(() => undefined);
     await pool.end().catch(() => undefined);
     process.exit(0);
   });
@@ -322,14 +304,4 @@ async function main() {
   }
 }
 
-if (process.argv[2] === '--server') {
-  serverMain().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runScript(main, serverMain);
