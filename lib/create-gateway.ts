@@ -34,9 +34,10 @@ import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './stages/parse/cursor-codec';
 import { createParseStage } from './stages/parse/create-parse-stage';
-import { checkPolicyNames } from './stages/policy/check-policy-names';
+import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
+import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
 import { applyStageOverrides, runPipeline } from './stages/run-pipeline';
 import type { GatewayContext, Stages } from './stages/stage-types';
 
@@ -57,13 +58,13 @@ export interface Gateway extends Router {
 
 export function createGateway(options: GatewayOptions): Gateway {
   const config = resolveConfig(options);
-  refuseUnimplemented(config);
   const cursors = createCursorCodec(cursorKey(config));
   const accessPolicy = loadAccessPolicy(config.access);
+  const legacyPolicy = loadLegacyPolicy(config);
   const defaults: Stages = {
     auth: createAuthStage(config),
     parse: createParseStage(cursors),
-    policy: createPolicyStage(accessPolicy),
+    policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
       ...(config.rpcAllowlistPath === undefined ? {} : { functions: loadFunctionAllowList(config.rpcAllowlistPath) }),
@@ -86,6 +87,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const mine = ++generation;
     const loaded = await loadSchema(pool, config.schemas);
     if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
+    if (legacyPolicy) checkLegacyPolicyNames(legacyPolicy, loaded);
     if (mine !== generation) return;
     schema = loaded;
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
@@ -207,12 +209,3 @@ function cursorKey(config: ResolvedConfig): Buffer {
   return createHash('sha256').update('tablegate cursor key v1\u0000').update(base).digest();
 }
 
-/** Keys whose feature is not built yet are refused, not ignored: a policy that is silently off is a hole. */
-function refuseUnimplemented(config: ResolvedConfig): void {
-  const refused: [boolean, string][] = [
-    [config.policy !== undefined || config.policyPath !== undefined, 'policy / policy_path'],
-  ];
-  for (const [set, key] of refused) {
-    if (set) throw new GatewayConfigError(`\`${key}\` is not supported by this version of tablegate yet; remove it rather than run without the protection it promises`, key);
-  }
-}

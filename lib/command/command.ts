@@ -59,6 +59,8 @@ export interface Relation {
 export interface Expansion {
   readonly relation: Relation;
   readonly select: readonly Column[];
+  /** Row conditions a policy adds on the related table (legacy `filter`); absent: none. */
+  readonly rowFilters?: readonly Filter[];
 }
 
 /** `GET /{parent}/:id/{child}`: the list is restricted to the children of one parent row. */
@@ -67,10 +69,17 @@ export interface ParentScope {
   readonly key: readonly KeyValue[];
   /** The child table's FK that points at the parent. */
   readonly foreignKey: ForeignKey;
+  /** Row conditions a policy adds on the parent table; absent: none. */
+  readonly rowFilters?: readonly Filter[];
 }
 
 export interface ListCommand {
   readonly kind: 'list';
+  /**
+   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
+   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
+   */
+  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   /** Columns returned, in order. */
   readonly select: readonly Column[];
@@ -98,6 +107,11 @@ export interface ListCommand {
 
 export interface GetCommand {
   readonly kind: 'get';
+  /**
+   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
+   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
+   */
+  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly select: readonly Column[];
   readonly explicitSelect: boolean;
@@ -111,6 +125,11 @@ export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 /** `GET /{table}/aggregate?fn=&column=&<filters>`. */
 export interface AggregateCommand {
   readonly kind: 'aggregate';
+  /**
+   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
+   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
+   */
+  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly fn: AggregateFn;
   /** Null only for `count`. */
@@ -152,6 +171,11 @@ export interface InsertCommand {
 /** `PATCH /{table}/:id` with the columns to change. */
 export interface UpdateCommand {
   readonly kind: 'update';
+  /**
+   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
+   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
+   */
+  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly key: readonly KeyValue[];
   readonly columns: readonly Column[];
@@ -164,6 +188,11 @@ export interface UpdateCommand {
 /** `DELETE /{table}/:id`. */
 export interface DeleteCommand {
   readonly kind: 'delete';
+  /**
+   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
+   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
+   */
+  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly key: readonly KeyValue[];
   readonly returning: readonly Column[];

@@ -5,7 +5,10 @@ import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/http/gateway-request';
 import { anonymousIdentity, type Identity } from '../../../lib/stages/auth/identity';
-import { ruleFor, toAccessPolicy } from '../../../lib/stages/policy/access-policy';
+import { type AccessPolicy, ruleFor, toAccessPolicy } from '../../../lib/stages/policy/access-policy';
+import { accessPermit } from '../../../lib/stages/policy/access-permit';
+import { legacyPermit } from '../../../lib/stages/policy/legacy-permit';
+import { toLegacyPolicy } from '../../../lib/stages/policy/legacy-policy';
 import { checkPolicyNames } from '../../../lib/stages/policy/check-policy-names';
 import { enforcePolicy } from '../../../lib/stages/policy/enforce-policy';
 import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
@@ -33,6 +36,7 @@ const policy = toAccessPolicy(
   },
   'test',
 );
+const enforce = (p: AccessPolicy, identity: Identity, command: Parameters<typeof enforcePolicy>[1]) => enforcePolicy(accessPermit(p, identity), command);
 const forbidden = (fn: () => unknown): GatewayError => {
   const error = thrown(fn, GatewayError);
   expect(error.code).toBe('FORBIDDEN');
@@ -53,38 +57,38 @@ describe('toAccessPolicy', () => {
 
 describe('enforcePolicy', () => {
   it('narrows a default projection and search to readable columns, keeping named readable ones', () => {
-    const narrowed = enforcePolicy(policy, who('member'), list('search=x')) as ReturnType<typeof list>;
+    const narrowed = enforce(policy, who('member'), list('search=x')) as ReturnType<typeof list>;
     expect(narrowed.select.map((c) => c.name)).toEqual(['id', 'tenant_id', 'status', 'total', 'placed_at', 'tags', 'limit']);
     expect(narrowed.search?.columns.map((c) => c.name)).toEqual(['status']);
     const named = list('select=id,status&sort=-total');
-    expect(enforcePolicy(policy, who('member'), named)).toEqual(named);
+    expect(enforce(policy, who('member'), named)).toEqual(named);
   });
 
   it('refuses denied columns wherever the caller names them, the role, and tables the policy denies', () => {
     for (const query of ['select=notes', 'notes=x', 'sort=notes', 'distinct=notes', 'search=x&search_columns=notes']) {
-      expect(forbidden(() => enforcePolicy(policy, who('member'), list(query))).details).toMatchObject({ table: 'orders', column: 'notes' });
+      expect(forbidden(() => enforce(policy, who('member'), list(query))).details).toMatchObject({ table: 'orders', column: 'notes' });
     }
-    expect(forbidden(() => enforcePolicy(policy, who('guest'), list(''))).message).toMatch(/needs one of the roles member/);
+    expect(forbidden(() => enforce(policy, who('guest'), list(''))).message).toMatch(/needs one of the roles member/);
     const tags = parseList(orderTags, [], config, cursors);
-    expect(forbidden(() => enforcePolicy(policy, who('member'), tags)).details).toMatchObject({ table: 'order_tags', missing_scopes: ['all:read'] });
-    expect(enforcePolicy(policy, who('member', ['all:read']), tags)).toEqual(tags);
+    expect(forbidden(() => enforce(policy, who('member'), tags)).details).toMatchObject({ table: 'order_tags', missing_scopes: ['all:read'] });
+    expect(enforce(policy, who('member', ['all:read']), tags)).toEqual(tags);
   });
 
   it('checks written columns, operations and returning; narrows the default returning', () => {
     const insert = parseInsert(orders, request('', '{"status": "paid"}'), config);
-    const narrowed = enforcePolicy(policy, who('member'), insert) as typeof insert;
+    const narrowed = enforce(policy, who('member'), insert) as typeof insert;
     expect(narrowed.returning.map((c) => c.name)).toEqual(['id', 'status']);
-    expect(forbidden(() => enforcePolicy(policy, who('member'), parseInsert(orders, request('', '{"status": "paid", "total": 1}'), config))).details).toMatchObject({ column: 'total', in: 'the body' });
-    expect(forbidden(() => enforcePolicy(policy, who('member'), parseInsert(orders, request('returning=notes', '{"status": "paid"}'), config))).details).toMatchObject({ column: 'notes', in: 'returning' });
-    expect(forbidden(() => enforcePolicy(policy, who('member'), parseInsert(orders, request('returning=total', '{"status": "paid"}'), config))).details).toMatchObject({ column: 'total', in: 'returning' });
+    expect(forbidden(() => enforce(policy, who('member'), parseInsert(orders, request('', '{"status": "paid", "total": 1}'), config))).details).toMatchObject({ column: 'total', in: 'the body' });
+    expect(forbidden(() => enforce(policy, who('member'), parseInsert(orders, request('returning=notes', '{"status": "paid"}'), config))).details).toMatchObject({ column: 'notes', in: 'returning' });
+    expect(forbidden(() => enforce(policy, who('member'), parseInsert(orders, request('returning=total', '{"status": "paid"}'), config))).details).toMatchObject({ column: 'total', in: 'returning' });
     const del = parseDelete(orders, { ...request(''), method: 'DELETE', segments: ['orders', '1'], rawSegments: ['orders', '1'] });
-    expect(forbidden(() => enforcePolicy(policy, who('member'), del)).details).toMatchObject({ operation: 'delete' });
+    expect(forbidden(() => enforce(policy, who('member'), del)).details).toMatchObject({ operation: 'delete' });
   });
 
   it('passes everything through under default_decision = allow without rules', () => {
     const open = toAccessPolicy({ default_decision: 'allow' }, 'x');
     const command = list('select=notes');
-    expect(enforcePolicy(open, anonymousIdentity, command)).toEqual(command);
+    expect(enforce(open, anonymousIdentity, command)).toEqual(command);
   });
 });
 
@@ -96,5 +100,27 @@ describe('checkPolicyNames', () => {
     expect(message).toContain('tables.orders.read_columns: no column note in orders (did you mean notes?)');
     expect(message).toContain('tables.*.write_columns: no column ssn in any table');
     expect(() => checkPolicyNames(policy, schema)).not.toThrow();
+  });
+});
+
+describe('legacy policy', () => {
+  const legacy = toLegacyPolicy(
+    { policies: [{ name: 'own', table: 'orders', role: 'member', operations: ['read'], filter: 'status = $plan AND "limit" = $user_id', allowed_columns: ['id', 'status', 'limit'] }] },
+    'inline',
+  );
+
+  it('parses filters into bound conditions and refuses anything else', () => {
+    expect(legacy.entries[0]?.filter).toEqual([{ column: 'status', variable: 'plan' }, { column: 'limit', variable: 'user_id' }]);
+    expect(() => toLegacyPolicy({ policies: [{ table: 'orders', operations: ['read'], filter: "status = 'x'" }] }, 'p')).toThrow(GatewayConfigError);
+    expect(() => toLegacyPolicy({ policies: [{ table: 'orders', operations: ['read'], filter: 'status = $a or id = $b' }] }, 'p')).toThrow(GatewayConfigError);
+  });
+
+  it('turns the first matching entry into row filters from the identity and claims, and narrows columns', () => {
+    const caller = { ...who('member'), userId: '7', claims: { plan: 'gold' } };
+    const narrowed = enforcePolicy(legacyPermit(legacy, caller), list('')) as ReturnType<typeof list>;
+    expect(narrowed.rowFilters?.map((f) => [f.column.name, f.op, f.value])).toEqual([['status', 'eq', 'gold'], ['limit', 'eq', '7']]);
+    expect(narrowed.select.map((c) => c.name)).toEqual(['id', 'status', 'limit']);
+    expect(forbidden(() => enforcePolicy(legacyPermit(legacy, { ...caller, claims: {} }), list(''))).message).toContain('$plan');
+    expect(forbidden(() => enforcePolicy(legacyPermit(legacy, { ...caller, role: 'guest' }), list(''))).details).toMatchObject({ table: 'orders', operation: 'read' });
   });
 });

@@ -4,12 +4,13 @@
  * `returning` no column is read (the response is 204).
  */
 import type { DeleteCommand } from '../../command/command';
-import { ident, join, sql, type Sql } from '../../sql/sql';
+import { ident, sql, type Sql } from '../../sql/sql';
+import { compileKeyed } from './compile-filter';
 import { selectWritten } from './select-written';
 
 export function compileDelete(command: DeleteCommand): Sql {
   const { table } = command;
-  const key = join(command.key.map(({ column, value }) => sql`_t.${ident(column.name)} = ${value}`), sql` AND `);
+  const key = compileKeyed(sql`_t`, command.key, command.rowFilters);
   const statement = sql`DELETE FROM ${ident(table.schema, table.name)} AS _t WHERE ${key}`;
   return selectWritten(statement, command.explicitReturning ? command.returning : [], false);
 }

@@ -9,6 +9,7 @@
 import type { Expansion } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
+import { compileFilter } from './compile-filter';
 
 const x = sql`_x`;
 
@@ -23,7 +24,7 @@ export function compileExpansion(row: Sql, expansion: Expansion): Sql {
   const fk = relation.foreignKey;
   const [mine, theirs] = relation.direction === 'forward' ? [fk.columns, fk.referencedColumns] : [fk.referencedColumns, fk.columns];
   const on = join(
-    mine.map((column, i) => sql`${x}.${ident(theirs[i]!.name)} = ${row}.${ident(column.name)}`),
+    [...mine.map((column, i) => sql`${x}.${ident(theirs[i]!.name)} = ${row}.${ident(column.name)}`), ...(expansion.rowFilters ?? []).map((f) => compileFilter(x, f))],
     sql` AND `,
   );
   const target = relation.target;

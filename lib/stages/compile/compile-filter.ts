@@ -5,7 +5,7 @@
  */
 import type { Filter, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
-import { ident, sql, type Sql } from '../../sql/sql';
+import { ident, join, sql, type Sql } from '../../sql/sql';
 
 export function compileFilter(alias: Sql, filter: Filter): Sql {
   const col = sql`${alias}.${ident(filter.column.name)}`;
@@ -39,11 +39,21 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
   }
 }
 
-/** The WHERE conditions of a list or aggregate: its filters, ANDed, and its search. */
-export function compileConditions(alias: Sql, command: { readonly filters: readonly Filter[]; readonly search: Search | null }, searchConfig: string | undefined): Sql[] {
-  const conditions = command.filters.map((f) => compileFilter(alias, f));
+/** The WHERE conditions of a list or aggregate: its filters and a policy's, ANDed, and its search. */
+export function compileConditions(
+  alias: Sql,
+  command: { readonly filters: readonly Filter[]; readonly rowFilters?: readonly Filter[]; readonly search: Search | null },
+  searchConfig: string | undefined,
+): Sql[] {
+  const conditions = [...command.filters, ...(command.rowFilters ?? [])].map((f) => compileFilter(alias, f));
   if (command.search) conditions.push(compileSearch(alias, command.search, searchConfig));
   return conditions;
+}
+
+/** `<key conditions> AND <row filters>` for the statements that address one row by key. */
+export function compileKeyed(alias: Sql, key: readonly { readonly column: { readonly name: string }; readonly value: string }[], rowFilters: readonly Filter[] | undefined): Sql {
+  const conditions = [...key.map(({ column, value }) => sql`${alias}.${ident(column.name)} = ${value}`), ...(rowFilters ?? []).map((f) => compileFilter(alias, f))];
+  return join(conditions, sql` AND `);
 }
 
 /** `search`: websearch_to_tsquery over the text columns (PostgreSQL docs §12.3.2). */

@@ -1,6 +1,7 @@
 import type { GetCommand } from '../../command/command';
 import { ident, join, sql, type Sql } from '../../sql/sql';
 import { expansionColumns } from './compile-expand';
+import { compileKeyed } from './compile-filter';
 
 const t = sql`_t`;
 
@@ -8,6 +9,6 @@ const t = sql`_t`;
 export function compileGet(command: GetCommand): Sql {
   const { table } = command;
   const selected = join([...command.select.map((c) => sql`${t}.${ident(c.name)}`), ...expansionColumns(t, command.expand)]);
-  const key = join(command.key.map(({ column, value }) => sql`_t.${ident(column.name)} = ${value}`), sql` AND `);
+  const key = compileKeyed(t, command.key, command.rowFilters);
   return sql`SELECT to_json(_r)::text FROM ${ident(table.schema, table.name)} AS _t CROSS JOIN LATERAL (SELECT ${selected}) AS _r WHERE ${key}`;
 }

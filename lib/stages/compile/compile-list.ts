@@ -10,7 +10,7 @@ import type { Column } from '../../schema/schema-types';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
 import { correlatedColumns, expansionColumns } from './compile-expand';
-import { compileConditions } from './compile-filter';
+import { compileConditions, compileKeyed } from './compile-filter';
 
 const t = sql`_t`;
 const q = sql`_q`;
@@ -102,5 +102,5 @@ function compileParentExists(parent: ParentScope): Sql {
 }
 
 function parentKey(parent: ParentScope): Sql {
-  return join(parent.key.map(({ column, value }) => sql`_pa.${ident(column.name)} = ${value}`), sql` AND `);
+  return compileKeyed(sql`_pa`, parent.key, parent.rowFilters);
 }

@@ -10,6 +10,7 @@
  */
 import Ajv from 'ajv';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
+import { describeSchemaErrors } from './describe-schema-errors';
 
 export type Operation = 'read' | 'create' | 'update' | 'delete';
 export const operations: readonly Operation[] = ['read', 'create', 'update', 'delete'];
@@ -74,14 +75,7 @@ const schema = {
 const validate = new Ajv({ allErrors: true }).compile(schema);
 
 export function toAccessPolicy(document: unknown, source: string): AccessPolicy {
-  if (!validate(document)) {
-    const problems = (validate.errors ?? []).slice(0, 5).map((e) => {
-      const where = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
-      const extra = e.keyword === 'additionalProperties' ? ` \`${(e.params as { additionalProperty: string }).additionalProperty}\`` : '';
-      return `${where}: ${e.message ?? 'invalid'}${extra}`;
-    });
-    throw new GatewayConfigError(`access policy ${source} is invalid: ${problems.join('; ')}`, 'access');
-  }
+  if (!validate(document)) throw new GatewayConfigError(`access policy ${source} is invalid: ${describeSchemaErrors(validate.errors)}`, 'access');
   const doc = document as { default_decision?: 'allow' | 'deny'; tables?: Record<string, RawRule> };
   const rules = new Map<string, AccessRule>();
   for (const [table, raw] of Object.entries(doc.tables ?? {})) {

@@ -9,6 +9,7 @@ import { GatewayConfigError } from '../../errors/gateway-config-error';
 import { nearestName } from '../../errors/nearest-name';
 import type { SchemaCache } from '../../schema/schema-types';
 import type { AccessPolicy, ColumnSet } from './access-policy';
+import type { LegacyPolicy } from './legacy-policy';
 
 export function checkPolicyNames(policy: AccessPolicy, schema: SchemaCache): void {
   const problems: string[] = [];
@@ -30,6 +31,27 @@ export function checkPolicyNames(policy: AccessPolicy, schema: SchemaCache): voi
     }
   }
   if (problems.length > 0) throw new GatewayConfigError(`access policy ${policy.source} names what the database does not have: ${problems.join('; ')}`, 'access');
+}
+
+/** The same for the legacy policy: tables, `allowed_columns` and the columns of `filter`. */
+export function checkLegacyPolicyNames(policy: LegacyPolicy, schema: SchemaCache): void {
+  const problems: string[] = [];
+  const allColumns = new Set(schema.tables.flatMap((t) => t.columns.map((c) => c.name)));
+  for (const entry of policy.entries) {
+    const table = entry.table === '*' ? undefined : schema.tablesByName.get(entry.table);
+    if (entry.table !== '*' && table === undefined) {
+      const near = nearestName(entry.table, schema.tablesByName.keys());
+      problems.push(`"${entry.name}": no table ${entry.table}${near ? ` (did you mean ${near}?)` : ''}`);
+      continue;
+    }
+    const known = table ? new Set(table.columns.map((c) => c.name)) : allColumns;
+    for (const column of [...(entry.allowedColumns ?? []), ...entry.filter.map((c) => c.column)]) {
+      if (known.has(column)) continue;
+      const near = nearestName(column, known);
+      problems.push(`"${entry.name}": no column ${column}${table ? ` in ${entry.table}` : ' in any table'}${near ? ` (did you mean ${near}?)` : ''}`);
+    }
+  }
+  if (problems.length > 0) throw new GatewayConfigError(`legacy policy ${policy.source} names what the database does not have: ${problems.join('; ')}`, 'policy');
 }
 
 function namesOf(set: ColumnSet): Iterable<string> {

@@ -1,15 +1,23 @@
 /**
  * policy: Command -> Command (may only narrow it, or throw FORBIDDEN before any SQL exists).
- * Without `[access]` every command passes unchanged: tenant isolation is RLS's job either way;
- * the policy adds vertical permissions (which operations, which columns) per table.
+ * The native [access] policy, then the legacy YAML policy, when configured: a request must pass
+ * both, and each may only narrow what the other left. Without either, every command passes
+ * unchanged: tenant isolation is RLS's job either way; policies add vertical permissions.
  */
 import type { Command } from '../../command/command';
 import type { CommandContext, Stages } from '../stage-types';
+import { accessPermit } from './access-permit';
 import type { AccessPolicy } from './access-policy';
 import { enforcePolicy } from './enforce-policy';
+import { legacyPermit } from './legacy-permit';
+import type { LegacyPolicy } from './legacy-policy';
 
-export function createPolicyStage(policy?: AccessPolicy): Stages['policy'] {
+export function createPolicyStage(policies: { access?: AccessPolicy; legacy?: LegacyPolicy } = {}): Stages['policy'] {
+  const { access, legacy } = policies;
   return function policyStage(ctx: CommandContext): Command {
-    return policy === undefined ? ctx.command : enforcePolicy(policy, ctx.identity, ctx.command);
+    let command = ctx.command;
+    if (access) command = enforcePolicy(accessPermit(access, ctx.identity), command, ctx.request);
+    if (legacy) command = enforcePolicy(legacyPermit(legacy, ctx.identity), command, ctx.request);
+    return command;
   };
 }

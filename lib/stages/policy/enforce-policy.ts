@@ -1,7 +1,9 @@
 /**
- * enforcePolicy: the access policy applied to one command, before any SQL exists (contract §6).
- * In: the policy, the caller's identity, the command. Out: the command, narrowed (a default
- * projection, search or `returning` loses the columns the caller may not read), or FORBIDDEN.
+ * enforcePolicy: a policy applied to one command, before any SQL exists (contract §6).
+ * In: the policy as a `permit` function (the native [access] policy or the legacy YAML one: see
+ * accessPermit / legacyPermit), the caller's identity, the command. Out: the command, narrowed
+ * (a default projection, search or `returning` loses the columns the caller may not read; a
+ * legacy `filter` becomes row conditions of every table read or written), or FORBIDDEN.
  * Never: widens a command.
  *
  * - Operations: list, get, child routes, aggregate and explain are `read`; POST is `create` (an
@@ -16,42 +18,56 @@
 import type { Column, Table } from '../../schema/schema-types';
 import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { Identity } from '../auth/identity';
-import { type AccessPolicy, type AccessRule, allows, type ColumnSet, type Operation, ruleFor } from './access-policy';
+import type { GatewayRequest } from '../../http/gateway-request';
+import { allows, type ColumnSet, type Operation } from './access-policy';
 
-export function enforcePolicy(policy: AccessPolicy, identity: Identity, command: Command): Command {
-  const gate = new Gate(policy, identity);
+/** What a policy grants on one table for one operation. */
+export interface Grant {
+  readonly read: ColumnSet;
+  readonly write: ColumnSet;
+  readonly returning: ColumnSet;
+  /** Row conditions (column = value) every row read or written must meet. */
+  readonly rows: readonly Filter[];
+}
+
+/** A policy: the grant for (table, operation), or a thrown FORBIDDEN. */
+export type Permit = (table: Table, operation: Operation) => Grant;
+
+export function enforcePolicy(permit: Permit, command: Command, request?: GatewayRequest): Command {
+  const gate = new Gate(permit);
   switch (command.kind) {
     case 'list':
       return Object.freeze(gate.list(command));
     case 'explain':
       return Object.freeze({ ...command, list: Object.freeze(gate.list(command.list)) });
     case 'get': {
-      const rule = gate.permit(command.table, 'read');
-      const select = gate.projection(command.table, rule, command.select, command.explicitSelect, 'select');
-      gate.readable(command.table, rule, command.key.map((k) => k.column), 'the key');
-      return Object.freeze({ ...command, select, expand: gate.expansions(command.expand) });
+      const grant = permit(command.table, 'read');
+      const select = gate.projection(command.table, grant, command.select, command.explicitSelect, 'select');
+      gate.readable(command.table, grant, command.key.map((k) => k.column), 'the key');
+      return Object.freeze({ ...command, select, expand: gate.expansions(command.expand), ...rows(command.rowFilters, grant) });
     }
     case 'aggregate': {
-      const rule = gate.permit(command.table, 'read');
-      if (command.column) gate.readable(command.table, rule, [command.column], '`column`');
-      gate.filters(command.table, rule, command.filters);
-      return Object.freeze({ ...command, search: gate.search(command.table, rule, command.search) });
+      const grant = permit(command.table, 'read');
+      if (command.column) gate.readable(command.table, grant, [command.column], '`column`');
+      gate.readable(command.table, grant, command.filters.map((f) => f.column), 'a filter');
+      return Object.freeze({ ...command, search: gate.search(command.table, grant, command.search), ...rows(command.rowFilters, grant) });
     }
     case 'insert': {
-      const rule = gate.permit(command.table, 'create');
-      if (command.onConflict?.action === 'update') gate.permit(command.table, 'update');
-      gate.writable(command.table, rule, command.columns);
-      return Object.freeze({ ...command, returning: gate.returning(command.table, rule, command.returning, command.explicitReturning) });
+      const grant = permit(command.table, 'create');
+      if (command.onConflict?.action === 'update') permit(command.table, 'update');
+      gate.writable(command.table, grant, command.columns);
+      checkInsertedRows(command.table, grant, request);
+      return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning) });
     }
     case 'update': {
-      const rule = gate.permit(command.table, 'update');
-      gate.writable(command.table, rule, command.columns);
-      return Object.freeze({ ...command, returning: gate.returning(command.table, rule, command.returning, command.explicitReturning) });
+      const grant = permit(command.table, 'update');
+      gate.writable(command.table, grant, command.columns);
+      checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((f) => command.columns.includes(f.column)) }, request);
+      return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'delete': {
-      const rule = gate.permit(command.table, 'delete');
-      return Object.freeze({ ...command, returning: gate.returning(command.table, rule, command.returning, command.explicitReturning) });
+      const grant = permit(command.table, 'delete');
+      return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'rpc':
     case 'contracts':
@@ -59,72 +75,75 @@ export function enforcePolicy(policy: AccessPolicy, identity: Identity, command:
   }
 }
 
-/** The checks of one request; a rule of `undefined` means "allowed by default_decision = allow". */
-class Gate {
-  constructor(
-    private readonly policy: AccessPolicy,
-    private readonly identity: Identity,
-  ) {}
+/** `{ rowFilters }` with the grant's conditions appended, or nothing when there are none. */
+function rows(existing: readonly Filter[] | undefined, grant: Grant): { rowFilters?: readonly Filter[] } {
+  if (grant.rows.length === 0) return existing === undefined ? {} : { rowFilters: existing };
+  return { rowFilters: Object.freeze([...(existing ?? []), ...grant.rows]) };
+}
 
-  /** The table's rule, after checking the operation, the role and the scopes. */
-  permit(table: Table, operation: Operation): AccessRule | undefined {
-    const rule = ruleFor(this.policy, table.name);
-    if (rule === undefined) {
-      if (this.policy.defaultDecision === 'allow') return undefined;
-      throw forbidden(`The access policy has no rule for \`${table.name}\` (default_decision = deny).`, { table: table.name, operation });
+/**
+ * A write body must itself meet the row conditions: every row names each condition's column with
+ * exactly its value (a missing column could be filled by a database default the gateway cannot
+ * see, so it is refused too). PATCH checks only the conditions on columns it changes; its row
+ * must meet all of them already, through the row filter of its WHERE.
+ */
+function checkInsertedRows(table: Table, grant: Grant, request: GatewayRequest | undefined): void {
+  if (grant.rows.length === 0) return;
+  const body: unknown = request?.body === undefined ? undefined : JSON.parse(request.body);
+  for (const [i, row] of (Array.isArray(body) ? body : [body]).entries()) {
+    for (const condition of grant.rows) {
+      const value = (row as Record<string, unknown> | undefined)?.[condition.column.name];
+      if ((typeof value === 'string' || typeof value === 'number') && String(value) === condition.value) continue;
+      throw forbidden(`The policy only lets you write rows of \`${table.name}\` whose \`${condition.column.name}\` is yours; send it with that value.`, {
+        table: table.name,
+        column: condition.column.name,
+        ...(Array.isArray(body) ? { row: i } : {}),
+      });
     }
-    if (!rule.operations.has(operation)) {
-      throw forbidden(`The access policy does not permit \`${operation}\` on \`${table.name}\`.`, { table: table.name, operation });
-    }
-    if (rule.anyRole.length > 0 && !rule.anyRole.includes(this.identity.role)) {
-      throw forbidden(`\`${operation}\` on \`${table.name}\` needs one of the roles ${rule.anyRole.join(', ')}.`, { table: table.name, operation });
-    }
-    const missing = rule.scopes.filter((s) => !this.identity.scopes.includes(s));
-    if (missing.length > 0) {
-      throw forbidden(`\`${operation}\` on \`${table.name}\` needs the scopes ${missing.join(', ')}.`, { table: table.name, operation, missing_scopes: missing });
-    }
-    return rule;
   }
+}
+
+/** The checks of one request against one policy. */
+class Gate {
+  constructor(private readonly permit: Permit) {}
 
   list(command: ListCommand): ListCommand {
     const { table } = command;
-    const rule = this.permit(table, 'read');
-    if (command.distinct) this.readable(table, rule, [command.distinct], '`distinct`');
-    const select = this.projection(table, rule, command.select, command.explicitSelect, 'select');
-    this.filters(table, rule, command.filters);
-    this.readable(table, rule, command.sort.map((k) => k.column), '`sort`');
-    if (command.parent) {
-      const parentRule = this.permit(command.parent.table, 'read');
-      this.readable(command.parent.table, parentRule, command.parent.key.map((k) => k.column), 'the key');
+    const grant = this.permit(table, 'read');
+    if (command.distinct) this.readable(table, grant, [command.distinct], '`distinct`');
+    const select = this.projection(table, grant, command.select, command.explicitSelect, 'select');
+    this.readable(table, grant, command.filters.map((f) => f.column), 'a filter');
+    this.readable(table, grant, command.sort.map((k) => k.column), '`sort`');
+    let parent = command.parent;
+    if (parent) {
+      const parentGrant = this.permit(parent.table, 'read');
+      this.readable(parent.table, parentGrant, parent.key.map((k) => k.column), 'the key');
+      parent = Object.freeze({ ...parent, ...rows(parent.rowFilters, parentGrant) });
     }
-    return { ...command, select, search: this.search(table, rule, command.search), expand: this.expansions(command.expand) };
-  }
-
-  filters(table: Table, rule: AccessRule | undefined, filters: readonly Filter[]): void {
-    this.readable(table, rule, filters.map((f) => f.column), 'a filter');
+    return { ...command, select, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant) };
   }
 
   /** Named search columns must be readable; the default (every text column) keeps the readable ones. */
-  search(table: Table, rule: AccessRule | undefined, search: Search | null): Search | null {
+  search(table: Table, grant: Grant, search: Search | null): Search | null {
     if (search === null) return null;
     if (search.explicitColumns) {
-      this.readable(table, rule, search.columns, '`search_columns`');
+      this.readable(table, grant, search.columns, '`search_columns`');
       return search;
     }
-    const columns = search.columns.filter((c) => rule === undefined || allows(rule.read, c.name));
-    if (columns.length === 0) throw forbidden(`No text column of \`${table.name}\` that the access policy lets you read can be searched.`, { table: table.name });
+    const columns = search.columns.filter((c) => allows(grant.read, c.name));
+    if (columns.length === 0) throw forbidden(`No text column of \`${table.name}\` that the policy lets you read can be searched.`, { table: table.name });
     return Object.freeze({ ...search, columns: Object.freeze(columns) });
   }
 
   /** Named columns must be readable; a default projection keeps the readable ones. */
-  projection(table: Table, rule: AccessRule | undefined, select: readonly Column[], explicit: boolean, where: string): readonly Column[] {
+  projection(table: Table, grant: Grant, select: readonly Column[], explicit: boolean, where: string): readonly Column[] {
     if (explicit) {
-      this.readable(table, rule, select, `\`${where}\``);
+      this.readable(table, grant, select, `\`${where}\``);
       return select;
     }
-    if (rule === undefined) return select;
-    const kept = select.filter((c) => allows(rule.read, c.name));
-    if (kept.length === 0) throw forbidden(`The access policy lets you read no column of \`${table.name}\`.`, { table: table.name });
+    if (grant.read.kind === 'all') return select;
+    const kept = select.filter((c) => allows(grant.read, c.name));
+    if (kept.length === 0) throw forbidden(`The policy lets you read no column of \`${table.name}\`.`, { table: table.name });
     return Object.freeze(kept);
   }
 
@@ -132,40 +151,39 @@ class Gate {
     return Object.freeze(
       expansions.map((e) => {
         const target = e.relation.target;
-        const rule = this.permit(target, 'read');
-        return Object.freeze({ ...e, select: this.projection(target, rule, e.select, false, 'expand') });
+        const grant = this.permit(target, 'read');
+        return Object.freeze({ ...e, select: this.projection(target, grant, e.select, false, 'expand'), ...rows(e.rowFilters, grant) });
       }),
     );
   }
 
-  readable(table: Table, rule: AccessRule | undefined, columns: readonly Column[], where: string): void {
-    this.check(table, rule?.read, columns, 'read', where);
+  readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {
+    check(table, grant.read, columns, 'read', where);
   }
 
-  writable(table: Table, rule: AccessRule | undefined, columns: readonly Column[]): void {
-    this.check(table, rule?.write, columns, 'write', 'the body');
+  writable(table: Table, grant: Grant, columns: readonly Column[]): void {
+    check(table, grant.write, columns, 'write', 'the body');
   }
 
   /** Returned columns must be readable and returnable; without `returning`, the others are dropped. */
-  returning(table: Table, rule: AccessRule | undefined, returning: readonly Column[], explicit: boolean): readonly Column[] {
-    if (rule === undefined) return returning;
+  returning(table: Table, grant: Grant, returning: readonly Column[], explicit: boolean): readonly Column[] {
     if (explicit) {
-      this.readable(table, rule, returning, '`returning`');
-      this.check(table, rule.returning, returning, 'return', '`returning`');
+      this.readable(table, grant, returning, '`returning`');
+      check(table, grant.returning, returning, 'return', '`returning`');
       return returning;
     }
-    return Object.freeze(returning.filter((c) => allows(rule.read, c.name) && allows(rule.returning, c.name)));
-  }
-
-  private check(table: Table, set: ColumnSet | undefined, columns: readonly Column[], verb: string, where: string): void {
-    if (set === undefined) return;
-    const denied = columns.find((c) => !allows(set, c.name));
-    if (denied) {
-      throw forbidden(`The access policy does not let you ${verb} \`${table.name}.${denied.name}\` (in ${where}).`, { table: table.name, column: denied.name, in: where.replace(/`/g, '') });
-    }
+    if (grant.read.kind === 'all' && grant.returning.kind === 'all') return returning;
+    return Object.freeze(returning.filter((c) => allows(grant.read, c.name) && allows(grant.returning, c.name)));
   }
 }
 
-function forbidden(message: string, details: Record<string, unknown>): GatewayError {
+function check(table: Table, set: ColumnSet, columns: readonly Column[], verb: string, where: string): void {
+  const denied = columns.find((c) => !allows(set, c.name));
+  if (denied) {
+    throw forbidden(`The policy does not let you ${verb} \`${table.name}.${denied.name}\` (in ${where}).`, { table: table.name, column: denied.name, in: where.replace(/`/g, '') });
+  }
+}
+
+export function forbidden(message: string, details: Record<string, unknown>): GatewayError {
   return new GatewayError('FORBIDDEN', message, { details });
 }
