@@ -124,6 +124,22 @@ describe('reads', () => {
     await denied(get('/users?expand=nested:shipments!sender'), { table: 'shipments', operation: 'read' });
   });
 
+  it('issues no cursor, and takes none, when the ordering has a column the caller may not read', async () => {
+    const open = await appWith({ access: { policy: { default_decision: 'allow' } } });
+    const page = await request(open).get('/api/orders?limit=2&select=id,status').set('Authorization', `Bearer ${member}`);
+    expect(typeof page.body.next_cursor).toBe('string');
+    const hidden = await appWith({ access: { policy: { tables: { orders: { operations: ['read'], read_columns: { except: ['id'] } } } } } });
+    const res = await request(hidden).get('/api/orders?limit=2').set('Authorization', `Bearer ${member}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(2);
+    expect(res.body).not.toHaveProperty('next_cursor');
+    expect(Object.keys(res.body.data[0])).not.toContain('id');
+    executed = [];
+    await denied(request(hidden).get(`/api/orders?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`).set('Authorization', `Bearer ${member}`), { table: 'orders', parameter: 'cursor' });
+    // With the key readable, the same policy machinery leaves cursors alone.
+    expect(typeof (await get('/orders?limit=2&select=id')).body.next_cursor).toBe('string');
+  });
+
   it('checks the parent of a child route and the role', async () => {
     const { rows } = await db.admin.query('SELECT id FROM users WHERE tenant_id = $1 ORDER BY id LIMIT 1', [TENANT_A]);
     const child = await get(`/users/${rows[0].id}/orders?select=id`);

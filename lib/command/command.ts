@@ -99,6 +99,11 @@ export interface ListCommand {
   readonly cursor: CursorPosition | null;
   readonly distinct: Column | null;
   readonly countExact: boolean;
+  /**
+   * Set by a policy when a column of `order` may not be read: a cursor would carry its values
+   * (signed, not encrypted), so no `next_cursor` is issued and `cursor` is refused.
+   */
+  readonly noCursor?: boolean;
   /** Related rows to embed in each row (issue: relations). */
   readonly expand: readonly Expansion[];
   /** Set on the child route: only rows whose FK points at this parent row. */

@@ -58,7 +58,7 @@ function renderList(command: ListCommand, result: Result, cursors: CursorCodec):
   const total = at.total === null ? null : (row[at.total] ?? null);
   const count = Number(row[at.count] ?? '0');
   let body = `{"data":${data},"count":${count},"limit":${command.limit},"offset":${command.offset}`;
-  if (count > 0 && count === command.limit && lastKey !== null && command.order.length > 0 && hasTieBreaker(command)) {
+  if (count > 0 && count === command.limit && lastKey !== null && command.order.length > 0 && hasTieBreaker(command) && !command.noCursor) {
     const values = JSON.parse(lastKey) as (string | null)[];
     body += `,"next_cursor":${JSON.stringify(cursors.encode(command.table, command.order, values))}`;
   }

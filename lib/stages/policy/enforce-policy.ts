@@ -114,13 +114,17 @@ class Gate {
     const select = this.projection(table, grant, command.select, command.explicitSelect, 'select');
     this.readable(table, grant, command.filters.map((f) => f.column), 'a filter');
     this.readable(table, grant, command.sort.map((k) => k.column), '`sort`');
+    // The ordering's tie-breaker (the primary key) is not named by the caller, but a cursor would
+    // hand its values out: no cursors over columns the caller may not read.
+    const noCursor = command.noCursor === true || command.order.some((k) => !allows(grant.read, k.column.name));
+    if (noCursor && command.cursor) throw forbidden(`Cursors of \`${table.name}\` would carry columns the policy does not let you read; page with offset.`, { table: table.name, parameter: 'cursor' });
     let parent = command.parent;
     if (parent) {
       const parentGrant = this.permit(parent.table, 'read');
       this.readable(parent.table, parentGrant, parent.key.map((k) => k.column), 'the key');
       parent = Object.freeze({ ...parent, ...rows(parent.rowFilters, parentGrant) });
     }
-    return { ...command, select, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant) };
+    return { ...command, select, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant), ...(noCursor ? { noCursor } : {}) };
   }
 
   /** Named search columns must be readable; the default (every text column) keeps the readable ones. */
