@@ -160,6 +160,10 @@ describe('writes', () => {
     }
     const batch = await as('member').send('post', '/orders', [{ user_id: me, status: 'pending' }, { user_id: other, status: 'pending' }] as unknown as object);
     expect(batch.body.details).toMatchObject({ column: 'user_id', row: 1 });
+    // An upsert's update could take over a row outside the filter: refused.
+    const upsert = await as('member').send('post', '/orders', { id: created.body.data.id, user_id: me, status: 'paid' }).set('X-Upsert', 'true');
+    expect(upsert.status).toBe(403);
+    expect(upsert.body.details).toMatchObject({ table: 'orders', operation: 'update' });
     // The admin entry does not allow create.
     expect((await as('admin').send('post', '/orders', { user_id: me, status: 'pending' })).status).toBe(403);
     // Created by the member, deleted by the admin.

@@ -54,7 +54,11 @@ export function enforcePolicy(permit: Permit, command: Command, request?: Gatewa
     }
     case 'insert': {
       const grant = permit(command.table, 'create');
-      if (command.onConflict?.action === 'update') permit(command.table, 'update');
+      // The update of an upsert reaches a row the request did not address: under row conditions
+      // it could take over a row outside them, so it is refused rather than checked after the fact.
+      if (command.onConflict?.action === 'update' && permit(command.table, 'update').rows.length > 0) {
+        throw forbidden(`Upserts that update rows of \`${command.table.name}\` are not allowed under the policy's row filter; use PATCH.`, { table: command.table.name, operation: 'update' });
+      }
       gate.writable(command.table, grant, command.columns);
       checkInsertedRows(command.table, grant, request);
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning) });
