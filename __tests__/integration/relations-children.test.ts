@@ -5,24 +5,16 @@
 import express from 'express';
 import request from 'supertest';
 import type { Gateway } from '../../lib';
-import { createTestDatabase, signToken, TENANT_A, TENANT_B } from '../support/test-database';
-import { startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
+import { createTestDatabase, TENANT_A, TENANT_B } from '../support/test-database';
+import { tokenA, tokenB, useGatewayApp } from '../support/gateway-app';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
 type Row = Record<string, unknown>;
 let db: TestDb;
 let gateway: Gateway;
 let app: express.Express;
-const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
-const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });
 
-let started: GatewayApp | undefined;
-beforeAll(async () => {
-  started = await startGatewayApp({ maxLimit: 500 });
-  ({ db, gateway, app } = started);
-});
-
-afterAll(() => stopGatewayApp(started));
+useGatewayApp({ maxLimit: 500 }, (started) => ({ db, gateway, app } = started));
 
 const get = (path: string, token = tokenA) => request(app).get(path).set('Authorization', `Bearer ${token}`);
 

@@ -9,23 +9,16 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { createGateway, type Gateway } from '../../lib';
-import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET } from '../support/test-database';
-import { startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
+import { createTestDatabase, TEST_JWT_SECRET } from '../support/test-database';
+import { tokenA, useGatewayApp } from '../support/gateway-app';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
 let db: TestDb;
 let gateway: Gateway;
 let app: express.Express;
 const MAX_BYTES = 4096;
-const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 
-let started: GatewayApp | undefined;
-beforeAll(async () => {
-  started = await startGatewayApp({ maxRequestBodyBytes: MAX_BYTES });
-  ({ db, gateway, app } = started);
-});
-
-afterAll(() => stopGatewayApp(started));
+useGatewayApp({ maxRequestBodyBytes: MAX_BYTES }, (started) => ({ db, gateway, app } = started));
 
 const post = (path: string, body: string | Buffer, type = 'application/json') =>
   request(app).post(path).set('Authorization', `Bearer ${tokenA}`).set('Content-Type', type).send(body);

@@ -7,23 +7,15 @@
 import express from 'express';
 import request from 'supertest';
 import { createGateway, type Gateway } from '../../lib';
-import { createTestDatabase, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
-import { startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
+import { createTestDatabase, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import { tokenA, tokenB, useGatewayApp } from '../support/gateway-app';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
 let db: TestDb;
 let gateway: Gateway;
 let app: express.Express;
-const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
-const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });
 
-let started: GatewayApp | undefined;
-beforeAll(async () => {
-  started = await startGatewayApp({ maxBatchSize: 50 });
-  ({ db, gateway, app } = started);
-});
-
-afterAll(() => stopGatewayApp(started));
+useGatewayApp({ maxBatchSize: 50 }, (started) => ({ db, gateway, app } = started));
 
 const post = (path: string, body: unknown, token = tokenA) =>
   request(app).post(path).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(typeof body === 'string' ? body : JSON.stringify(body));

@@ -4,7 +4,7 @@
  */
 import express from 'express';
 import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
-import { createTestDatabase, TEST_JWT_SECRET, type TestDatabase } from './test-database';
+import { createTestDatabase, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET, type TestDatabase } from './test-database';
 
 export interface GatewayApp {
   readonly db: TestDatabase;
@@ -22,4 +22,21 @@ export async function startGatewayApp(options: Partial<GatewayOptions> = {}): Pr
 export async function stopGatewayApp(started: Partial<GatewayApp> | undefined): Promise<void> {
   await started?.gateway?.close();
   await started?.db?.drop();
+}
+
+/** The callers most files use: alice of tenant A and bob of tenant B, both with role `member`. */
+export const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
+export const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });
+
+/**
+ * One gateway app for a whole test file: started in beforeAll (then handed to `onStart`, which
+ * typically copies db, gateway and app into the file's variables) and stopped in afterAll.
+ */
+export function useGatewayApp(options: Partial<GatewayOptions>, onStart: (started: GatewayApp) => void): void {
+  let started: GatewayApp | undefined;
+  beforeAll(async () => {
+    started = await startGatewayApp(options);
+    onStart(started);
+  });
+  afterAll(() => stopGatewayApp(started));
 }
