@@ -56,30 +56,30 @@ export interface Relation {
 }
 
 /** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
-export interface Expansion {
-  readonly relation: Relation;
-  readonly select: readonly Column[];
-  /** Row conditions a policy adds on the related table (legacy `filter`); absent: none. */
+/**
+ * Something a policy may restrict to some rows: `rowFilters` are conditions the policy adds (the
+ * legacy policy's `filter`), ANDed to the caller's own. They are kept apart from `filters` so that
+ * the query pattern stays the shape of the request. Absent: none.
+ */
+export interface RowScoped {
   readonly rowFilters?: readonly Filter[];
 }
 
+export interface Expansion extends RowScoped {
+  readonly relation: Relation;
+  readonly select: readonly Column[];
+}
+
 /** `GET /{parent}/:id/{child}`: the list is restricted to the children of one parent row. */
-export interface ParentScope {
+export interface ParentScope extends RowScoped {
   readonly table: Table;
   readonly key: readonly KeyValue[];
   /** The child table's FK that points at the parent. */
   readonly foreignKey: ForeignKey;
-  /** Row conditions a policy adds on the parent table; absent: none. */
-  readonly rowFilters?: readonly Filter[];
 }
 
-export interface ListCommand {
+export interface ListCommand extends RowScoped {
   readonly kind: 'list';
-  /**
-   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
-   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
-   */
-  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   /** Columns returned, in order. */
   readonly select: readonly Column[];
@@ -110,13 +110,8 @@ export interface ListCommand {
   readonly parent: ParentScope | null;
 }
 
-export interface GetCommand {
+export interface GetCommand extends RowScoped {
   readonly kind: 'get';
-  /**
-   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
-   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
-   */
-  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly select: readonly Column[];
   readonly explicitSelect: boolean;
@@ -128,13 +123,8 @@ export interface GetCommand {
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
 /** `GET /{table}/aggregate?fn=&column=&<filters>`. */
-export interface AggregateCommand {
+export interface AggregateCommand extends RowScoped {
   readonly kind: 'aggregate';
-  /**
-   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
-   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
-   */
-  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly fn: AggregateFn;
   /** Null only for `count`. */
@@ -174,13 +164,8 @@ export interface InsertCommand {
 }
 
 /** `PATCH /{table}/:id` with the columns to change. */
-export interface UpdateCommand {
+export interface UpdateCommand extends RowScoped {
   readonly kind: 'update';
-  /**
-   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
-   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
-   */
-  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly key: readonly KeyValue[];
   readonly columns: readonly Column[];
@@ -191,13 +176,8 @@ export interface UpdateCommand {
 }
 
 /** `DELETE /{table}/:id`. */
-export interface DeleteCommand {
+export interface DeleteCommand extends RowScoped {
   readonly kind: 'delete';
-  /**
-   * Row conditions a policy adds (the legacy policy's `filter`), ANDed to the caller's; kept apart
-   * from `filters` so that the query pattern stays the shape of the request. Absent: none.
-   */
-  readonly rowFilters?: readonly Filter[];
   readonly table: Table;
   readonly key: readonly KeyValue[];
   readonly returning: readonly Column[];
