@@ -4,7 +4,7 @@
  * case-insensitive, `#` comment lines and blank lines ignored. Read once when the gateway is
  * created; an unreadable file is a GatewayConfigError, never an empty (or absent) list.
  */
-import fs from 'node:fs';
+import { readConfiguredFile, significantLines } from '../../config/read-configured-file';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
 import type { DbFunction } from '../../schema/schema-types';
 
@@ -13,26 +13,18 @@ export interface FunctionAllowList {
 }
 
 export function loadFunctionAllowList(path: string): FunctionAllowList {
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new GatewayConfigError(`rpc_allowlist_path: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); fix the path or remove the key`, 'rpc_allowlist_path');
-  }
-  return parseFunctionAllowList(text, path);
+  return parseFunctionAllowList(readConfiguredFile(path, 'rpc_allowlist_path'), path);
 }
 
 export function parseFunctionAllowList(text: string, source = 'the allow-list'): FunctionAllowList {
   const qualified = new Set<string>();
   const bare = new Set<string>();
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    if (!/^[^\s.]+(\.[^\s.]+)?$/.test(line)) {
-      throw new GatewayConfigError(`rpc_allowlist_path: line ${i + 1} of ${source} is not \`schema.function\` or \`function\``, 'rpc_allowlist_path');
+  for (const line of significantLines(text)) {
+    if (!/^[^\s.]+(\.[^\s.]+)?$/.test(line.text)) {
+      throw new GatewayConfigError(`rpc_allowlist_path: line ${line.number} of ${source} is not \`schema.function\` or \`function\``, 'rpc_allowlist_path');
     }
-    (line.includes('.') ? qualified : bare).add(line.toLowerCase());
-  });
+    (line.text.includes('.') ? qualified : bare).add(line.text.toLowerCase());
+  }
   return Object.freeze({
     allows: (fn: DbFunction) => bare.has(fn.name.toLowerCase()) || qualified.has(`${fn.schema}.${fn.name}`.toLowerCase()),
   });

@@ -3,11 +3,10 @@
  * the role and the scopes; no rule and `default_decision = "allow"` grants everything.
  */
 import type { Identity } from '../auth/identity';
-import { type AccessPolicy, type ColumnSet, ruleFor } from './access-policy';
+import { ALL_COLUMNS, type AccessPolicy, ruleFor } from './access-policy';
 import { forbidden, type Grant, type Permit } from './enforce-policy';
 
-const ALL: ColumnSet = Object.freeze({ kind: 'all' });
-const EVERYTHING: Grant = Object.freeze({ read: ALL, write: ALL, returning: ALL, rows: Object.freeze([]) });
+const EVERYTHING: Grant = Object.freeze({ read: ALL_COLUMNS, write: ALL_COLUMNS, returning: ALL_COLUMNS, rows: Object.freeze([]) });
 
 export function accessPermit(policy: AccessPolicy, identity: Identity): Permit {
   return (table, operation) => {

@@ -38,7 +38,8 @@ export interface AccessPolicy {
   readonly source: string;
 }
 
-const ALL: ColumnSet = Object.freeze({ kind: 'all' });
+/** Every column. */
+export const ALL_COLUMNS: ColumnSet = Object.freeze({ kind: 'all' });
 
 const columnSet = {
   type: 'object',
@@ -105,7 +106,7 @@ interface RawRule {
 }
 
 function toColumnSet(raw: { only?: string[]; except?: string[] } | undefined): ColumnSet {
-  if (raw === undefined) return ALL;
+  if (raw === undefined) return ALL_COLUMNS;
   if (raw.only !== undefined) return Object.freeze({ kind: 'only', names: new Set(raw.only) });
   return Object.freeze({ kind: 'except', names: new Set(raw.except ?? []) });
 }

@@ -7,11 +7,9 @@
  */
 import type { Filter } from '../../command/command';
 import type { Identity } from '../auth/identity';
-import type { ColumnSet } from './access-policy';
+import { ALL_COLUMNS, type ColumnSet } from './access-policy';
 import { forbidden, type Permit } from './enforce-policy';
 import type { LegacyPolicy } from './legacy-policy';
-
-const ALL: ColumnSet = Object.freeze({ kind: 'all' });
 
 export function legacyPermit(policy: LegacyPolicy, identity: Identity): Permit {
   return (table, operation) => {
@@ -19,7 +17,7 @@ export function legacyPermit(policy: LegacyPolicy, identity: Identity): Permit {
     if (entry === undefined) {
       throw forbidden(`No entry of the policy lets the role \`${identity.role || '(none)'}\` ${operation} \`${table.name}\`.`, { table: table.name, operation });
     }
-    const columns: ColumnSet = entry.allowedColumns === undefined ? ALL : { kind: 'only', names: entry.allowedColumns };
+    const columns: ColumnSet = entry.allowedColumns === undefined ? ALL_COLUMNS : { kind: 'only', names: entry.allowedColumns };
     const rows = entry.filter.map((condition): Filter => {
       const column = table.columnsByName.get(condition.column);
       if (column === undefined) throw forbidden(`The policy entry "${entry.name}" filters on \`${condition.column}\`, which \`${table.name}\` does not have.`, { table: table.name, operation });
@@ -27,7 +25,7 @@ export function legacyPermit(policy: LegacyPolicy, identity: Identity): Permit {
       if (value === undefined) throw forbidden(`The policy entry "${entry.name}" needs $${condition.variable}, which the caller's token does not carry.`, { table: table.name, operation });
       return { column, op: 'eq', value };
     });
-    return { read: columns, write: columns, returning: ALL, rows };
+    return { read: columns, write: columns, returning: ALL_COLUMNS, rows };
   };
 }
 

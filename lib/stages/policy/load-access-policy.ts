@@ -3,8 +3,8 @@
  * `path` file (JSON when it ends in `.json`, else TOML). An unreadable or invalid file is a
  * GatewayConfigError: the gateway never starts without the policy it was told to enforce.
  */
-import fs from 'node:fs';
 import * as TOML from '@iarna/toml';
+import { readConfiguredFile } from '../../config/read-configured-file';
 import type { AccessConfig } from '../../config/resolved-config';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
 import { type AccessPolicy, toAccessPolicy } from './access-policy';
@@ -13,12 +13,7 @@ export function loadAccessPolicy(access: AccessConfig): AccessPolicy | undefined
   if (!access.enabled) return undefined;
   if (access.policy !== undefined) return toAccessPolicy(access.policy, 'access.policy');
   const path = access.path!;
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new GatewayConfigError(`[access] path: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); fix the path or turn the policy off`, 'access.path');
-  }
+  const text = readConfiguredFile(path, 'access.path', '[access] path', 'fix the path or turn the policy off');
   let document: unknown;
   try {
     document = path.toLowerCase().endsWith('.json') ? JSON.parse(text) : TOML.parse(text);

@@ -3,8 +3,8 @@
  * created. Unreadable or invalid YAML is a GatewayConfigError: never a gateway without the policy
  * it was told to enforce.
  */
-import fs from 'node:fs';
 import yaml from 'js-yaml';
+import { readConfiguredFile } from '../../config/read-configured-file';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
 import { type LegacyPolicy, toLegacyPolicy } from './legacy-policy';
@@ -15,11 +15,7 @@ export function loadLegacyPolicy(config: Pick<ResolvedConfig, 'policy' | 'policy
   if (config.policy !== undefined) [text, source] = [config.policy, 'policy'];
   else if (config.policyPath !== undefined) {
     source = config.policyPath;
-    try {
-      text = fs.readFileSync(config.policyPath, 'utf8');
-    } catch (err) {
-      throw new GatewayConfigError(`policy_path: cannot read ${config.policyPath} (${(err as NodeJS.ErrnoException).code ?? 'error'}); fix the path or remove the key`, 'policy_path');
-    }
+    text = readConfiguredFile(config.policyPath, 'policy_path');
   } else return undefined;
   let document: unknown;
   try {
