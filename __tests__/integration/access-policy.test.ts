@@ -6,12 +6,12 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, GatewayConfigError, type Gateway, type GatewayOptions } from '../../lib';
+import { createGateway, GatewayConfigError } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
+import { gatewayFactory } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
 
 let db: TestDatabase;
-const gateways: Gateway[] = [];
 const files = useTempFiles('access-');
 /** Kinds of the commands that reached the execute stage, per app. */
 let executed: string[] = [];
@@ -40,22 +40,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
+  await apps.closeAll();
   await db?.drop();
 });
 
-async function appWith(options: Partial<GatewayOptions> = {}): Promise<express.Express> {
-  const gateway = createGateway({
-    databaseUrl: db.appUrl,
-    jwtSecret: TEST_JWT_SECRET,
-    access: { policy: POLICY },
-    stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
-    ...options,
-  });
-  gateways.push(gateway);
-  await gateway.ready;
-  return express().use('/api', gateway);
-}
+const apps = gatewayFactory(() => ({
+  databaseUrl: db.appUrl,
+  jwtSecret: TEST_JWT_SECRET,
+  access: { policy: POLICY },
+  stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
+}));
+const appWith = apps.appWith;
 
 let app: express.Express;
 beforeAll(async () => {
@@ -229,7 +224,7 @@ describe('loading', () => {
       { tables: { '*': { operations: ['read'], read_columns: { except: ['ssn'] } } } },
     ]) {
       const gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, access: { policy } });
-      gateways.push(gateway);
+      apps.track(gateway);
       await expect(gateway.ready).rejects.toThrow(GatewayConfigError);
       const res = await request(express().use('/api', gateway)).get('/api/orders').set('Authorization', `Bearer ${member}`);
       expect(res.status).toBe(503);

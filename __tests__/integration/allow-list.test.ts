@@ -5,12 +5,12 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, GatewayConfigError, type Gateway, type GatewayOptions } from '../../lib';
+import { createGateway, GatewayConfigError } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
+import { gatewayFactory } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
 
 let db: TestDatabase;
-const gateways: Gateway[] = [];
 const files = useTempFiles('allow-list-');
 let executed: string[] = [];
 const token = signToken({ tenant_id: TENANT_A, user_id: 'u1', role: 'member' });
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
+  await apps.closeAll();
   await db?.drop();
 });
 
@@ -28,17 +28,12 @@ beforeEach(() => {
   executed = [];
 });
 
-async function appWith(options: Partial<GatewayOptions>): Promise<express.Express> {
-  const gateway = createGateway({
-    databaseUrl: db.appUrl,
-    jwtSecret: TEST_JWT_SECRET,
-    stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
-    ...options,
-  });
-  gateways.push(gateway);
-  await gateway.ready;
-  return express().use('/api', gateway);
-}
+const apps = gatewayFactory(() => ({
+  databaseUrl: db.appUrl,
+  jwtSecret: TEST_JWT_SECRET,
+  stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
+}));
+const appWith = apps.appWith;
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 const call = (app: express.Express, method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) => {

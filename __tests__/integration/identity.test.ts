@@ -15,13 +15,13 @@ import os from 'node:os';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
+import { createGateway, type GatewayOptions } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import { gatewayFactory } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
 let db: TestDb;
-const gateways: Gateway[] = [];
 const now = () => Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
@@ -29,16 +29,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
+  await apps.closeAll();
   await db?.drop();
 });
 
-async function appWith(options: Partial<GatewayOptions>): Promise<express.Express> {
-  const gateway = createGateway({ databaseUrl: db.appUrl, ...options });
-  gateways.push(gateway);
-  await gateway.ready;
-  return express().use('/api', gateway);
-}
+const apps = gatewayFactory(() => ({ databaseUrl: db.appUrl }));
+const appWith = apps.appWith;
 
 const context = (app: express.Express, token?: string) => {
   const req = request(app).get('/api/session_context');
@@ -314,7 +310,7 @@ describe('claims', () => {
       jwtSecret: TEST_JWT_SECRET,
       stages: { parse: (ctx, next) => (seen.push(ctx.identity), next(ctx)) },
     });
-    gateways.push(gateway);
+    apps.track(gateway);
     await gateway.ready;
     const hostSaw: unknown[] = [];
     const app = express()
@@ -361,7 +357,7 @@ describe('dev mode matrix', () => {
   // reverse proxy on another host would be. X-Forwarded-For naming loopback must not help.
   it('ignores dev headers when the connection peer is not loopback, whatever X-Forwarded-For says', async () => {
     const gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, devMode: true });
-    gateways.push(gateway);
+    apps.track(gateway);
     await gateway.ready;
     const peers: Record<string, string> = { '/remote': '203.0.113.9', '/mapped': '::ffff:198.51.100.7', '/v6': '2001:db8::1', '/local': '127.0.0.1' };
     const app = express()

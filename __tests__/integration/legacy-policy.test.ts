@@ -6,8 +6,9 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, GatewayConfigError, type Gateway, type GatewayOptions } from '../../lib';
+import { createGateway, GatewayConfigError } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
+import { gatewayFactory } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
 
 const POLICY = `
@@ -35,19 +36,14 @@ policies:
 
 let db: TestDatabase;
 let app: express.Express;
-const gateways: Gateway[] = [];
 const files = useTempFiles('legacy-policy-');
 /** Tenant A's users with orders: the member and another user. */
 let me: number;
 let other: number;
 let tokens: Record<'member' | 'admin' | 'guest' | 'anonymousMember', string>;
 
-async function appWith(options: Partial<GatewayOptions>): Promise<express.Express> {
-  const gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, ...options });
-  gateways.push(gateway);
-  await gateway.ready;
-  return express().use('/api', gateway);
-}
+const apps = gatewayFactory(() => ({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET }));
+const appWith = apps.appWith;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -63,7 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.close()));
+  await apps.closeAll();
   await db?.drop();
 });
 
@@ -187,7 +183,7 @@ describe('loading (fail closed)', () => {
   it('fails ready when an entry names a table or column the database lacks', async () => {
     for (const policy of ['policies:\n  - table: ordrs\n    operations: [read]\n', 'policies:\n  - table: orders\n    operations: [read]\n    filter: owner = $user_id\n']) {
       const gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, policy });
-      gateways.push(gateway);
+      apps.track(gateway);
       await expect(gateway.ready).rejects.toThrow(GatewayConfigError);
     }
   });

@@ -6,13 +6,12 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, GatewayConfigError, type Gateway, type GatewayOptions } from '../../lib';
+import { createGateway, GatewayConfigError } from '../../lib';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
-import { startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
+import { gatewayFactory, startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
 
 let started: GatewayApp;
-const extra: Gateway[] = [];
 const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'rpc-a' });
 const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'rpc-b' });
 const files = useTempFiles('rpc-');
@@ -22,7 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(extra.map((g) => g.close()));
+  await apps.closeAll();
   await stopGatewayApp(started);
 });
 
@@ -38,12 +37,8 @@ async function data(name: string, body?: string, token = tokenA): Promise<unknow
   return res.body.data;
 }
 
-async function appWith(options: Partial<GatewayOptions>): Promise<express.Express> {
-  const gateway = createGateway({ databaseUrl: started.db.appUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['public', 'rpc_extra'], ...options });
-  extra.push(gateway);
-  await gateway.ready;
-  return express().use('/api', gateway);
-}
+const apps = gatewayFactory(() => ({ databaseUrl: started.db.appUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['public', 'rpc_extra'] }));
+const appWith = apps.appWith;
 
 const asTenant = async <T>(tenant: string, text: string, values: unknown[] = []): Promise<T[]> => {
   const client = await started.db.admin.connect();

@@ -40,3 +40,27 @@ export function useGatewayApp(options: Partial<GatewayOptions>, onStart: (starte
   });
   afterAll(() => stopGatewayApp(started));
 }
+
+/**
+ * Gateways a test file builds as it goes, from `base()` (read when a gateway is built, so it may
+ * name a database that beforeAll creates) plus each call's options; each is mounted at /api of its
+ * own app. `track` takes a gateway a test creates itself; `closeAll` (in afterAll) closes them all.
+ */
+export function gatewayFactory(base: () => Partial<GatewayOptions>) {
+  const gateways: Gateway[] = [];
+  const track = (gateway: Gateway): Gateway => {
+    gateways.push(gateway);
+    return gateway;
+  };
+  return {
+    track,
+    async appWith(options: Partial<GatewayOptions> = {}): Promise<express.Express> {
+      const gateway = track(createGateway({ ...base(), ...options } as GatewayOptions));
+      await gateway.ready;
+      return express().use('/api', gateway);
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(gateways.map((g) => g.close()));
+    },
+  };
+}
