@@ -29,7 +29,7 @@ describe('compile list', () => {
   it('builds the page JSON in PostgreSQL with bound filters, order and paging', () => {
     const q = compileQuery('status=paid&total.gte=10&select=id,total&sort=-total&limit=20&offset=40');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."total"::text, _p."id"::text)))[count(*)]::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1 AND _t."total" >= $2 ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."total"::text, _p."id"::text)))[count(*)]::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1 AND _t."total" >= $2 ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
     );
     expect(q.values).toEqual(['paid', '10', 20, 40]);
   });
@@ -37,7 +37,7 @@ describe('compile list', () => {
   it('keeps ordering keys that are not selected out of the JSON (LATERAL row shape)', () => {
     const q = compileQuery('select=status&sort=-total&limit=5');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."k0"::text, _p."k1"::text)))[count(*)]::text FROM (SELECT _r AS r, _t."total" AS "k0", _t."id" AS "k1" FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."status") AS _r ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $1 OFFSET $2) AS _p',
+      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."k0"::text, _p."k1"::text)))[count(*)]::text FROM (SELECT to_json(_r.*) AS r, _t."total" AS "k0", _t."id" AS "k1" FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."status") AS _r ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $1 OFFSET $2) AS _p',
     );
   });
 
@@ -72,7 +72,7 @@ describe('compile list', () => {
   it('pages distinct values of one column and counts them on request', () => {
     const q = compileQuery('distinct=status&status=ne.x&count=exact');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."status"::text)))[count(*)]::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."status"::text)))[count(*)]::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
     );
   });
 
@@ -91,7 +91,7 @@ describe('compile list', () => {
 describe('compile get', () => {
   it('matches every key column, composite keys in key order', () => {
     const q = compileSql(compileGet({ kind: 'get', table: orderTags, select: orderTags.columns, explicitSelect: false, key: parseKey(orderTags, '5,a%2Cb'), expand: [] }));
-    expect(q.text).toBe('SELECT to_json(_r)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1 AND _t."tag" = $2');
+    expect(q.text).toBe('SELECT to_json(_r.*)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1 AND _t."tag" = $2');
     expect(q.values).toEqual(['5', 'a,b']);
   });
 });

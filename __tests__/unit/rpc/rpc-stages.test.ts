@@ -149,7 +149,7 @@ describe('compileRpc', () => {
   it('converts the one bound JSON object with jsonb_to_record and the declared types, quoting every name', () => {
     const q = compileSql(compileRpc(parse('orders_by', '{"p status": "paid"}')));
     expect(q.text).toBe(
-      `SELECT coalesce(json_agg(r), '[]')::text FROM jsonb_to_record($1::jsonb) AS a("p status" text) CROSS JOIN LATERAL (SELECT * FROM "public"."orders_by"("p status" => a."p status")) AS r`,
+      `SELECT coalesce(json_agg(r.*), '[]')::text FROM jsonb_to_record($1::jsonb) AS a("p status" text) CROSS JOIN LATERAL (SELECT * FROM "public"."orders_by"("p status" => a."p status")) AS r`,
     );
     expect(q.values).toEqual(['{"p status": "paid"}']);
   });

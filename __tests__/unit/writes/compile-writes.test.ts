@@ -23,7 +23,7 @@ describe('compileInsert', () => {
     const q = insertSql(body, { query: 'returning=sku,big' });
     expect(q.text).toBe(
       `WITH _w AS (INSERT INTO ${T} AS _t ("sku", "big") SELECT _r."sku", _r."big" FROM jsonb_populate_record(NULL::${T}, $1::jsonb) AS _r RETURNING _t."sku", _t."big") ` +
-        'SELECT (json_agg(_p) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."sku", _w."big") AS _p',
+        'SELECT (json_agg(_p.*) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."sku", _w."big") AS _p',
     );
     expect(q.values).toEqual([body]);
   });
@@ -34,7 +34,7 @@ describe('compileInsert', () => {
     expect(q.text).toBe(
       `WITH _w AS (INSERT INTO ${T} AS _t ("sku", "qty") SELECT _r."sku", _r."qty" FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS _e(v, n) ` +
         `CROSS JOIN LATERAL jsonb_populate_record(NULL::${T}, _e.v) AS _r ORDER BY _e.n RETURNING _t."id") ` +
-        `SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."id") AS _p`,
+        `SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."id") AS _p`,
     );
     expect(q.values).toEqual([body]);
   });
@@ -66,14 +66,14 @@ describe('compileUpdate / compileDelete', () => {
     const q = compileSql(compileUpdate(parseUpdate(items, writeRequest('PATCH', body, { id: '7', query: 'returning=qty' }), config)));
     expect(q.text).toBe(
       `WITH _w AS (UPDATE ${T} AS _t SET "name" = _r."name", "qty" = _r."qty" FROM jsonb_populate_record(NULL::${T}, $1::jsonb) AS _r WHERE _t."id" = $2 RETURNING _t."qty") ` +
-        'SELECT (json_agg(_p) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."qty") AS _p',
+        'SELECT (json_agg(_p.*) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."qty") AS _p',
     );
     expect(q.values).toEqual([body, '7']);
   });
 
   it('deletes by key, reading no column without returning', () => {
     const q = compileSql(compileDelete(parseDelete(items, writeRequest('DELETE', undefined, { id: '7' }))));
-    expect(q.text).toBe(`WITH _w AS (DELETE FROM ${T} AS _t WHERE _t."id" = $1 RETURNING NULL) SELECT (json_agg(_p) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT ) AS _p`);
+    expect(q.text).toBe(`WITH _w AS (DELETE FROM ${T} AS _t WHERE _t."id" = $1 RETURNING NULL) SELECT (json_agg(_p.*) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT ) AS _p`);
     expect(q.values).toEqual(['7']);
     const returning = compileSql(compileDelete(parseDelete(items, writeRequest('DELETE', undefined, { id: '7', query: 'returning=sku' }))));
     expect(returning.text).toContain('RETURNING _t."sku"');

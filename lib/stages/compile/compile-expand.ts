@@ -4,7 +4,8 @@
  * In: the alias of the base row and a resolved Expansion. Out: one scalar expression whose value
  * is the related row as JSON (`to_json`, or NULL) or the related rows as a JSON array (`[]` when
  * none). Never: reads a table outside the caller's statement, so RLS applies to related rows as
- * to the main table.
+ * to the main table. Whole rows are written `_e.*`: a bare `_e` would be a column `_e` of any
+ * table in scope, the base table's included (docs/architecture.md, "Names the compiler writes").
  */
 import type { Expansion } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
@@ -33,11 +34,11 @@ export function compileExpansion(row: Sql, expansion: Expansion): Sql {
   if (relation.cardinality === 'one') {
     // LIMIT 1: a one-to-one reverse relation whose uniqueness is not enforced by a key of this
     // exact column set must still render one object, never fail with "more than one row".
-    return sql`(SELECT to_json(_e) FROM (SELECT ${columns} ${from} LIMIT 1) AS _e)`;
+    return sql`(SELECT to_json(_e.*) FROM (SELECT ${columns} ${from} LIMIT 1) AS _e)`;
   }
   // Children in primary-key order, so the array is stable between requests.
   const order = target.primaryKey.length ? sql` ORDER BY ${join(target.primaryKey.map((c) => sql`${x}.${ident(c.name)}`))}` : empty;
-  return sql`(SELECT coalesce(json_agg(_e), '[]') FROM (SELECT ${columns} ${from}${order}) AS _e)`;
+  return sql`(SELECT coalesce(json_agg(_e.*), '[]') FROM (SELECT ${columns} ${from}${order}) AS _e)`;
 }
 
 /** `<expansion> AS "<relation name>"` for each expansion: the key of the value in the row JSON. */

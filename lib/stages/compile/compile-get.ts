@@ -5,10 +5,14 @@ import { compileKeyed } from './compile-filter';
 
 const t = sql`_t`;
 
-/** GetCommand -> zero or one row holding the row's JSON text, expansions included (one statement). */
+/**
+ * GetCommand -> zero or one row holding the row's JSON text, expansions included (one statement).
+ * `to_json(_r.*)`, not `to_json(_r)`: a bare `_r` would be a column `_r` of the table, if it has
+ * one (docs/architecture.md, "Names the compiler writes").
+ */
 export function compileGet(command: GetCommand): Sql {
   const { table } = command;
   const selected = join([...command.select.map((c) => sql`${t}.${ident(c.name)}`), ...expansionColumns(t, command.expand)]);
   const key = compileKeyed(t, command.key, command.rowFilters);
-  return sql`SELECT to_json(_r)::text FROM ${ident(table.schema, table.name)} AS _t CROSS JOIN LATERAL (SELECT ${selected}) AS _r WHERE ${key}`;
+  return sql`SELECT to_json(_r.*)::text FROM ${ident(table.schema, table.name)} AS _t CROSS JOIN LATERAL (SELECT ${selected}) AS _r WHERE ${key}`;
 }

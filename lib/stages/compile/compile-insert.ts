@@ -7,7 +7,7 @@
  *               CROSS JOIN LATERAL jsonb_populate_record(NULL::t, _e.v) AS _r ORDER BY _e.n
  *               [ON CONFLICT (k) DO UPDATE SET a = EXCLUDED.a | DO NOTHING]
  *               RETURNING _t.c1, _t.c2)
- *   SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w.c1, _w.c2) AS _p
+ *   SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w.c1, _w.c2) AS _p
  *
  * The body is bound once, as text cast to jsonb: PostgreSQL parses the numbers itself, so a
  * bigint above 2^53 or a numeric(30,10) is stored exactly (JS numbers would round them). jsonb

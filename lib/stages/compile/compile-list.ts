@@ -4,6 +4,9 @@
  * next_cursor), on request the total and, on the child route, whether the parent row is visible.
  * Node never parses the rows. Expansions are correlated subqueries over the already limited page,
  * in the same statement: one round trip whatever the page size (no N+1).
+ * Never: names one of its aliases bare. A whole row is `_p.*`, a column `_p."name"`: PostgreSQL
+ * resolves a bare name to a column first, and a table may have a column `_p` or `_r`
+ * (docs/architecture.md, "Names the compiler writes").
  */
 import type { ListCommand, ParentScope } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
@@ -58,11 +61,11 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
     // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
     // in a LATERAL row beside the ordering keys, which stay out of the JSON.
     if (orderSelected) {
-      return sql`SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${source}${page}) AS _p`;
+      return sql`SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${source}${page}) AS _p`;
     }
     const keyNames = command.order.map((_, i) => `k${i}`);
     const keys = join(command.order.map((k, i) => sql`${s}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
-    return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT _r AS r, ${keys} FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${page}) AS _p`;
+    return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT to_json(_r.*) AS r, ${keys} FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${page}) AS _p`;
   }
 
   // With expand, the page is limited first (`_q`, carrying the selected columns plus the FK and
@@ -76,11 +79,11 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   const pageRows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;
   const selected = join([...command.select.map((c) => sql`${q}.${ident(c.name)}`), ...expansionColumns(q, command.expand)]);
   if (orderSelected) {
-    return sql`SELECT coalesce(json_agg(_p), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${pageRows}) AS _p`;
+    return sql`SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${pageRows}) AS _p`;
   }
   const keyNames = command.order.map((_, i) => `k${i}`);
   const keys = join(command.order.map((k, i) => sql`${q}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
-  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT _r AS r, ${keys} FROM ${pageRows} CROSS JOIN LATERAL (SELECT ${selected}) AS _r) AS _p`;
+  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT to_json(_r.*) AS r, ${keys} FROM ${pageRows} CROSS JOIN LATERAL (SELECT ${selected}) AS _r) AS _p`;
 }
 
 /** The child rows: FK = the parent's key values, or via the parent row when the FK references a non-key unique. */

@@ -12,6 +12,8 @@
  * (`x-gw-result-format: binary`) are the function's own columns in binary format, decoded and
  * rendered by the gateway (http/render-rpc.ts); a column of a type the decoder does not know is
  * sent as to_json(column) instead, and the session TimeZone comes last, for timestamptz.
+ * The rows of a set are `r.*` and columns `r."name"`, `a."key"`: a function may return a column
+ * named `r` (docs/architecture.md, "Names the compiler writes").
  */
 import type { RpcCommand } from '../../command/command';
 import { isBinaryDecodable } from '../../db/binary/binary-to-json';
@@ -30,7 +32,7 @@ export function compileRpc(command: RpcCommand): Sql {
     // A single row is converted in the select list: a function that returns no row (NULL) is
     // null there, where `FROM fn()` would give a row whose every column is null.
     case 'row':
-      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r), '[]')::text${from(sql`(SELECT * FROM ${call}) AS r`)}` : sql`SELECT to_json(${call})::text${from()}`;
+      return fn.returnsSet ? sql`SELECT coalesce(json_agg(r.*), '[]')::text${from(sql`(SELECT * FROM ${call}) AS r`)}` : sql`SELECT to_json(${call})::text${from()}`;
   }
 }
 
