@@ -58,8 +58,21 @@ export function compileKeyed(alias: Sql, key: readonly { readonly column: { read
 
 /** `search`: websearch_to_tsquery over the text columns (PostgreSQL docs §12.3.2). */
 export function compileSearch(alias: Sql, search: Search, searchConfig: string | undefined): Sql {
-  const document = sql`concat_ws(' ', ${search.columns.map((c) => sql`${alias}.${ident(c.name)}`).reduce((a, b) => sql`${a}, ${b}`)})`;
+  const document = concatWords(search.columns.map((c) => sql`${alias}.${ident(c.name)}`));
   return searchConfig === undefined
     ? sql`to_tsvector(${document}) @@ websearch_to_tsquery(${search.query})`
     : sql`to_tsvector(${searchConfig}::regconfig, ${document}) @@ websearch_to_tsquery(${searchConfig}::regconfig, ${search.query})`;
+}
+
+/**
+ * `concat_ws(' ', ...)` of the columns. A function call takes at most 100 arguments (PostgreSQL's
+ * FUNC_MAX_ARGS), the separator included, so a table with more text columns is joined in nested
+ * groups of 99; tables up to 99 text columns keep the single call.
+ */
+const maxWordsPerCall = 99;
+function concatWords(words: readonly Sql[]): Sql {
+  if (words.length <= maxWordsPerCall) return sql`concat_ws(' ', ${join(words)})`;
+  const groups: Sql[] = [];
+  for (let i = 0; i < words.length; i += maxWordsPerCall) groups.push(concatWords(words.slice(i, i + maxWordsPerCall)));
+  return concatWords(groups);
 }
