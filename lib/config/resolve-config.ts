@@ -149,9 +149,9 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
   }
 
   const schemas = value('schemas') as readonly string[];
-  const bad = schemas.find((s) => !isIdentifier(s));
+  const bad = schemas.find((s) => !isSchemaName(s));
   if (bad !== undefined) {
-    throw new GatewayConfigError(`${label('schemas')} must list schema names (letters, digits, _ and $, not starting with a digit, at most 63 bytes); ${describeGot(bad, false)} is not one`, 'schemas');
+    throw new GatewayConfigError(`${label('schemas')} must list schema names as the catalog spells them (any text without a NUL character, at most 63 bytes, no quoting); ${describeGot(bad, false)} is not one`, 'schemas');
   }
   const duplicate = schemas.find((s, i) => schemas.indexOf(s) !== i);
   if (duplicate !== undefined) {
@@ -256,9 +256,14 @@ function isPostgresUrl(url: string): boolean {
   }
 }
 
-/** An unquoted PostgreSQL identifier (NAMEDATALEN - 1 = 63 bytes). */
-function isIdentifier(name: string): boolean {
-  return /^[\p{L}_][\p{L}\p{N}_$]*$/u.test(name) && Buffer.byteLength(name) <= 63;
+/**
+ * A name PostgreSQL can store: any text but NUL, at most NAMEDATALEN - 1 = 63 bytes (a longer one
+ * would be truncated, so it could never match). Quoted names such as `Mixed Case`, `a-b` or
+ * `we"ird` are valid: schemas are matched against pg_namespace as bound values and quoted by
+ * ident() in SQL, so no character is dangerous here.
+ */
+function isSchemaName(name: string): boolean {
+  return name.length > 0 && !name.includes('\u0000') && Buffer.byteLength(name) <= 63;
 }
 
 /** The inline policy is copied before freezing: freezing the caller's own object would be a surprise. */

@@ -220,11 +220,25 @@ describe('resolveConfig cross-field checks', () => {
     }
   });
 
-  it('requires schemas to be a non-empty list of distinct identifiers', () => {
+  it('requires schemas to be a non-empty list of distinct schema names', () => {
     expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: [] }, noEnv)).key).toBe('schemas');
-    expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['public', 'api; drop'] }, noEnv)).message).toContain('"api; drop" is not one');
     expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['api', 'api'] }, noEnv)).message).toContain('twice');
     expect(resolveConfig({ databaseUrl: url, schemas: ['api', '_private', 'données'] }, noEnv).schemas).toEqual(['api', '_private', 'données']);
+  });
+
+  it('accepts every name PostgreSQL can store as a schema, quoted ones included', () => {
+    const names = ['Mixed Case', 'a-b', 'we"ird', 'x@y', 'api; drop', '1st', ' padded ', 'é'.repeat(31)];
+    expect(resolveConfig({ databaseUrl: url, schemas: names }, noEnv).schemas).toEqual(names);
+    const file = writeToml('quoted-schemas.toml', '[gateway]\nschemas = ["Mixed Case", "a-b", \'we"ird\', "x@y"]\n');
+    expect(resolveConfig({ databaseUrl: url, configFile: file }, noEnv).schemas).toEqual(['Mixed Case', 'a-b', 'we"ird', 'x@y']);
+  });
+
+  it('refuses schema names PostgreSQL cannot store: NUL, longer than 63 bytes, empty', () => {
+    const nul = errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['public', 'a\u0000b'] }, noEnv));
+    expect(nul.key).toBe('schemas');
+    expect(nul.message).toContain('at most 63 bytes');
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['é'.repeat(32)] }, noEnv)).key).toBe('schemas'); // 64 bytes
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: [''] }, noEnv)).key).toBe('schemas');
   });
 
   it('refuses both legacy policy sources from one place, and lets an option replace the file’s', () => {
