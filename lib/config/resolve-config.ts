@@ -14,7 +14,7 @@ import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
 import { stageNames } from '../stages/stage-types';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
-import type { ConfigKey } from './config-keys';
+import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
 import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
@@ -77,7 +77,30 @@ export function resolveConfig(options: GatewayOptions = {}, env: NodeJS.ProcessE
 
   const label = (option: string): string => labelOf(option, settings.get(option)?.origin ?? 'default', file);
   checkCrossFields(settings, label, given['pool'] !== undefined);
-  return freezeConfig(settings, access);
+  const config = freezeConfig(settings, access);
+  spellings.set(config, { origins: new Map([...settings].map(([option, s]) => [option, s.origin])), file: file?.file });
+  return config;
+}
+
+/** Where each value of a resolved config came from, for errors raised after resolution (at `ready`). */
+const spellings = new WeakMap<ResolvedConfig, { readonly origins: ReadonlyMap<string, Origin>; readonly file: string | undefined }>();
+
+/**
+ * How to set `option` to `value`, in the spelling the caller configures the gateway with: the
+ * option form (`allowRlsBypassRole: true`) when the value came from an option, or when no config
+ * file is used; the gw.toml form (`allow_rls_bypass_role = true in [gateway] of gw.toml`) when it
+ * came from the file, or was left at its default while a file is used. For errors that only show
+ * up after `createGateway` returned, such as the database role check at `ready`.
+ */
+export function howToSet(config: ResolvedConfig, option: GatewayOptionName, value: unknown): string {
+  const key = gatewayKeys.find((k) => k.option === option);
+  const toml = `\`${key?.key ?? option} = ${JSON.stringify(value)}\``;
+  const code = `the option \`${option}: ${JSON.stringify(value)}\``;
+  const known = spellings.get(config);
+  if (known === undefined) return `${toml} in gw.toml (${code})`;
+  const origin = known.origins.get(option);
+  if (origin === 'option' || known.file === undefined) return code;
+  return `${toml} in [gateway] of ${known.file}`;
 }
 
 function pick(key: ConfigKey, given: Record<string, unknown>, file: Readonly<Record<string, unknown>> | undefined, env: NodeJS.ProcessEnv): Setting {
