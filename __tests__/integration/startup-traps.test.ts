@@ -14,9 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import request from 'supertest';
-import { createGateway, GatewayConfigError } from '../../lib';
+import { createGateway, DatabaseUnreachableError, GatewayConfigError } from '../../lib';
 import { freePort } from '../../lib/cli/free-port';
-import { DatabaseUnreachableError } from '../../lib/db/database-unreachable-error';
 import { createTestDatabase, TENANT_A, TENANT_B, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 import { gatewayFactory, tokenA, tokenB } from '../support/gateway-app';
 

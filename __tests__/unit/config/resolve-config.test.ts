@@ -328,3 +328,34 @@ describe('resolveConfig result', () => {
     expect(config.schemas).toEqual(['public']);
   });
 });
+
+describe('resolveConfig explain_roles / explain_scopes', () => {
+  it('are unset by default (nobody may explain outside dev mode)', () => {
+    const config = resolveConfig({ databaseUrl: url }, noEnv);
+    expect([config.explainRoles, config.explainScopes]).toEqual([undefined, undefined]);
+  });
+
+  it('take lists of names as options and in gw.toml; an empty list is allowed', () => {
+    expect(resolveConfig({ databaseUrl: url, explainRoles: ['admin', 'dba'], explainScopes: [] }, noEnv)).toMatchObject({ explainRoles: ['admin', 'dba'], explainScopes: [] });
+    const file = writeToml('explain.toml', '[gateway]\nexplain_roles = ["admin"]\nexplain_scopes = ["db:explain"]\n');
+    expect(resolveConfig({ databaseUrl: url, configFile: file }, noEnv)).toMatchObject({ explainRoles: ['admin'], explainScopes: ['db:explain'] });
+  });
+
+  it('refuse a string, an empty name or a duplicate, naming the key and an example', () => {
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, explainRoles: 'admin' }), noEnv)).message).toBe(
+      'option `explainRoles` must be a list of role names (non-empty strings, no duplicates) (got "admin"); e.g. explainRoles: ["admin"]',
+    );
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, explainScopes: [''] }), noEnv)).key).toBe('explainScopes');
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, explainRoles: ['a', 'a'] }, noEnv)).key).toBe('explainRoles');
+    const file = writeToml('explain-bad.toml', '[gateway]\nexplain_roles = "admin"\n');
+    const error = errorOf(() => resolveConfig({ databaseUrl: url, configFile: file }, noEnv));
+    expect(error.message).toContain('explain_roles');
+    expect(error.message).toContain('a list of role names');
+  });
+
+  it('suggests the right key for a typo', () => {
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, explainRole: ['admin'] }), noEnv)).message).toBe(
+      'unknown option `explainRole`; did you mean `explainRoles`?',
+    );
+  });
+});
