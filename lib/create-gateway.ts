@@ -10,11 +10,12 @@ import type pg from 'pg';
 import createDebug from 'debug';
 import type { GatewayOptions } from './config/gateway-options';
 import type { ResolvedConfig } from './config/resolved-config';
-import { resolveConfig } from './config/resolve-config';
+import { howToSet, resolveConfig } from './config/resolve-config';
 import { checkRole } from './db/check-role';
 import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
+import { toDatabaseUnreachable } from './db/database-unreachable-error';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -93,8 +94,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
   };
   const ready = (async () => {
-    await checkRole(pool, config.allowRlsBypassRole);
-    await discover();
+    try {
+      await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
+      await discover();
+    } catch (err) {
+      // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
+      log('ready failed: %O', err);
+      throw toDatabaseUnreachable(err, pool, config.poolConnectionTimeoutMs);
+    }
     // Fail open: tables without RLS enabled and forced are served, with one warning listing them.
     if (schema) await warnAboutRowSecurity(pool, schema);
   })();

@@ -4,6 +4,7 @@ export type { GatewayOptions } from './config/gateway-options';
 export type { ResolvedConfig } from './config/resolved-config';
 export { GatewayError } from './errors/gateway-error';
 export { GatewayConfigError } from './errors/gateway-config-error';
+export { DatabaseUnreachableError } from './db/database-unreachable-error';
 export { errorCatalogue } from './errors/error-catalogue';
 export type { ErrorCode } from './errors/error-catalogue';
 export type { Command, ListCommand, GetCommand, Filter, FilterOp, SortKey } from './command/command';

@@ -48,6 +48,7 @@ const apps = gatewayFactory(() => ({
   databaseUrl: db.appUrl,
   jwtSecret: TEST_JWT_SECRET,
   access: { policy: POLICY },
+  explainRoles: ['member'], // the policy, not the explain gate, is under test here
   stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
 }));
 const appWith = apps.appWith;

@@ -100,6 +100,25 @@ test('a database that refuses the login: exit 1, the password is not printed', a
   expect(cli.stdout()).not.toMatch(/listening/);
 });
 
+test('an unreachable database: exit 1 with one line naming the database and host:port, no stack, no password', async () => {
+  const dbPort = await freePort(); // nothing listens there
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const config = writeConfig('unreachable.toml', [`database_url = "postgres://app:${password}@127.0.0.1:${dbPort}/app"`, `bind = "127.0.0.1:${await freePort()}"`, `jwt_secret = "${jwtSecret}"`]);
+  const cli = run(['serve', '--config', config]);
+  expect(await cli.exit(30_000)).toBe(1);
+  expect(cli.stderr()).toBe(`tablegate: cannot reach the database at 127.0.0.1:${dbPort}: connection refused (ECONNREFUSED)\n`);
+  expect(cli.stdout()).toBe('');
+});
+
+test('require_auth without any key to verify tokens: exit 1 naming JWT_SECRET', async () => {
+  const config = writeConfig('no-key.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, `bind = "127.0.0.1:${await freePort()}"`]);
+  const cli = run(['serve', '--config', config]);
+  expect(await cli.exit(20_000)).toBe(1);
+  expect(cli.stderr()).toMatch(/^tablegate: require_auth is on \(the default\) but no key to verify tokens is configured.*JWT_SECRET/);
+  expect(cli.stdout()).not.toMatch(/listening/);
+  expectNoSecrets(cli.stderr());
+});
+
 test('usage errors exit 2 with the usage text', async () => {
   const cli = run(['serve']);
   expect(await cli.exit(10_000)).toBe(2);

@@ -43,7 +43,7 @@ beforeAll(async () => {
       query(text);
     };
   });
-  gateway = createGateway({ pool, jwtSecret: TEST_JWT_SECRET, maxLimit: 500 });
+  gateway = createGateway({ pool, jwtSecret: TEST_JWT_SECRET, maxLimit: 500, explainRoles: ['member'] });
   await gateway.ready;
   app = express();
   app.use('/api', gateway);

@@ -51,6 +51,8 @@ const MAX_INT4 = 2147483647;
 const text = { type: 'string', minLength: 1 };
 const flag = { type: 'boolean' };
 const stringList = { type: 'array', minItems: 1, items: text };
+/** A list that may be empty (= nobody), each name once. */
+const nameList = { type: 'array', uniqueItems: true, items: text };
 function integer(minimum: number, maximum: number = Number.MAX_SAFE_INTEGER): JsonSchema {
   return { type: 'integer', minimum, maximum };
 }
@@ -124,6 +126,16 @@ const gatewayRows = {
   explainEnabled: {
     key: 'explain_enabled', schema: flag, default: true, secret: false,
     description: 'Serve GET /{table}/_explain (runs EXPLAIN ANALYZE); false turns the route off.',
+  },
+  explainRoles: {
+    key: 'explain_roles', schema: nameList, default: undefined, secret: false, example: ['admin'],
+    expects: 'a list of role names (non-empty strings, no duplicates)',
+    description: 'Roles (token `role`) that may use _explain; unset = nobody outside dev mode. Its row counts include other tenants\' rows.',
+  },
+  explainScopes: {
+    key: 'explain_scopes', schema: nameList, default: undefined, secret: false, example: ['db:explain'],
+    expects: 'a list of scope names (non-empty strings, no duplicates)',
+    description: 'Scopes that may use _explain (any one is enough); unset = nobody outside dev mode.',
   },
   jwtSecret: {
     key: 'jwt_secret', schema: text, default: undefined, secret: true, env: 'JWT_SECRET', example: 'a-long-random-secret',

@@ -14,7 +14,7 @@ import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
 import { stageNames } from '../stages/stage-types';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
-import type { ConfigKey } from './config-keys';
+import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
 import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
@@ -77,7 +77,30 @@ export function resolveConfig(options: GatewayOptions = {}, env: NodeJS.ProcessE
 
   const label = (option: string): string => labelOf(option, settings.get(option)?.origin ?? 'default', file);
   checkCrossFields(settings, label, given['pool'] !== undefined);
-  return freezeConfig(settings, access);
+  const config = freezeConfig(settings, access);
+  spellings.set(config, { origins: new Map([...settings].map(([option, s]) => [option, s.origin])), file: file?.file });
+  return config;
+}
+
+/** Where each value of a resolved config came from, for errors raised after resolution (at `ready`). */
+const spellings = new WeakMap<ResolvedConfig, { readonly origins: ReadonlyMap<string, Origin>; readonly file: string | undefined }>();
+
+/**
+ * How to set `option` to `value`, in the spelling the caller configures the gateway with: the
+ * option form (`allowRlsBypassRole: true`) when the value came from an option, or when no config
+ * file is used; the gw.toml form (`allow_rls_bypass_role = true in [gateway] of gw.toml`) when it
+ * came from the file, or was left at its default while a file is used. For errors that only show
+ * up after `createGateway` returned, such as the database role check at `ready`.
+ */
+export function howToSet(config: ResolvedConfig, option: GatewayOptionName, value: unknown): string {
+  const key = gatewayKeys.find((k) => k.option === option);
+  const toml = `\`${key?.key ?? option} = ${JSON.stringify(value)}\``;
+  const code = `the option \`${option}: ${JSON.stringify(value)}\``;
+  const known = spellings.get(config);
+  if (known === undefined) return `${toml} in gw.toml (${code})`;
+  const origin = known.origins.get(option);
+  if (origin === 'option' || known.file === undefined) return code;
+  return `${toml} in [gateway] of ${known.file}`;
 }
 
 function pick(key: ConfigKey, given: Record<string, unknown>, file: Readonly<Record<string, unknown>> | undefined, env: NodeJS.ProcessEnv): Setting {
@@ -149,9 +172,9 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
   }
 
   const schemas = value('schemas') as readonly string[];
-  const bad = schemas.find((s) => !isIdentifier(s));
+  const bad = schemas.find((s) => !isSchemaName(s));
   if (bad !== undefined) {
-    throw new GatewayConfigError(`${label('schemas')} must list schema names (letters, digits, _ and $, not starting with a digit, at most 63 bytes); ${describeGot(bad, false)} is not one`, 'schemas');
+    throw new GatewayConfigError(`${label('schemas')} must list schema names as the catalog spells them (any text without a NUL character, at most 63 bytes, no quoting); ${describeGot(bad, false)} is not one`, 'schemas');
   }
   const duplicate = schemas.find((s, i) => schemas.indexOf(s) !== i);
   if (duplicate !== undefined) {
@@ -256,9 +279,14 @@ function isPostgresUrl(url: string): boolean {
   }
 }
 
-/** An unquoted PostgreSQL identifier (NAMEDATALEN - 1 = 63 bytes). */
-function isIdentifier(name: string): boolean {
-  return /^[\p{L}_][\p{L}\p{N}_$]*$/u.test(name) && Buffer.byteLength(name) <= 63;
+/**
+ * A name PostgreSQL can store: any text but NUL, at most NAMEDATALEN - 1 = 63 bytes (a longer one
+ * would be truncated, so it could never match). Quoted names such as `Mixed Case`, `a-b` or
+ * `we"ird` are valid: schemas are matched against pg_namespace as bound values and quoted by
+ * ident() in SQL, so no character is dangerous here.
+ */
+function isSchemaName(name: string): boolean {
+  return name.length > 0 && !name.includes('\u0000') && Buffer.byteLength(name) <= 63;
 }
 
 /** The inline policy is copied before freezing: freezing the caller's own object would be a surprise. */

@@ -28,6 +28,10 @@ export interface ResolvedConfig {
   readonly maxBatchSize: number;
   readonly statementTimeoutMs: number;
   readonly explainEnabled: boolean;
+  /** Roles allowed to use _explain; unset or empty = nobody (everyone in dev mode). */
+  readonly explainRoles: readonly string[] | undefined;
+  /** Scopes of which any one allows _explain; unset or empty = nobody (everyone in dev mode). */
+  readonly explainScopes: readonly string[] | undefined;
   readonly jwtSecret: string | undefined;
   readonly jwtAlgorithms: readonly string[];
   readonly jwtAudience: string | readonly string[] | undefined;

@@ -5,7 +5,11 @@
 import type pg from 'pg';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 
-export async function checkRole(pool: pg.Pool, allowBypass: boolean): Promise<void> {
+/**
+ * `allowSetting` says how to turn the check off (`allow_rls_bypass_role = true` or the
+ * `allowRlsBypassRole: true` option), in the spelling the caller configures the gateway with.
+ */
+export async function checkRole(pool: pg.Pool, allowBypass: boolean, allowSetting: string): Promise<void> {
   const { rows } = await pool.query<{ rolname: string; rolsuper: boolean; rolbypassrls: boolean }>(
     'SELECT rolname, rolsuper, rolbypassrls FROM pg_catalog.pg_roles WHERE rolname = current_user',
   );
@@ -13,11 +17,11 @@ export async function checkRole(pool: pg.Pool, allowBypass: boolean): Promise<vo
   if (!role || (!role.rolsuper && !role.rolbypassrls)) return;
   const what = role.rolsuper ? 'is a superuser' : 'has the BYPASSRLS attribute';
   if (allowBypass) {
-    console.warn(`tablegate: WARNING: database role "${role.rolname}" ${what}; row-level security does not apply to it (allow_rls_bypass_role = true).`);
+    console.warn(`tablegate: WARNING: database role "${role.rolname}" ${what}; row-level security does not apply to it (allowed by ${allowSetting}).`);
     return;
   }
   throw new GatewayConfigError(
-    `database role "${role.rolname}" ${what}, so row-level security would not isolate tenants; connect as a role with NOSUPERUSER NOBYPASSRLS (or set allow_rls_bypass_role = true to accept the risk)`,
+    `database role "${role.rolname}" ${what}, so row-level security would not isolate tenants; connect as a role with NOSUPERUSER NOBYPASSRLS (or set ${allowSetting} to accept the risk)`,
     'database_url',
   );
 }

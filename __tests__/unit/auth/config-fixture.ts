@@ -23,6 +23,8 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxBatchSize: 1000,
     statementTimeoutMs: 30000,
     explainEnabled: true,
+    explainRoles: undefined,
+    explainScopes: undefined,
     jwtSecret: undefined,
     jwtAlgorithms: ['HS256'],
     jwtAudience: undefined,

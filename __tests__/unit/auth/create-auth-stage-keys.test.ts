@@ -136,6 +136,21 @@ describe('auth stage: configuration errors at construction', () => {
     expect(configError({ devMode: true, jwtSecret: undefined }).key).toBe('jwt_secret');
   });
 
+  test('require_auth with no way to verify a token is refused, naming JWT_SECRET and the alternatives', () => {
+    const error = configError({ requireAuth: true, jwtSecret: undefined });
+    expect(error.key).toBe('jwt_secret');
+    expect(error.message).toContain('require_auth');
+    expect(error.message).toContain('JWT_SECRET');
+    expect(error.message).toContain('jwt_public_key_path');
+    expect(error.message).toContain('jwks_url');
+    expect(error.message).toContain('require_auth = false');
+    // Any one way to verify is enough; without require_auth no key is needed (anonymous only).
+    expect(() => createAuthStage(testConfig({ requireAuth: true, jwtSecret: secret }))).not.toThrow();
+    expect(() => createAuthStage(testConfig({ requireAuth: true, jwtAlgorithms: ['RS256'], jwtPublicKeyPath: rsaPublicPath }))).not.toThrow();
+    expect(() => createAuthStage(testConfig({ requireAuth: true, jwtAlgorithms: ['RS256'], jwksUrl: 'https://issuer.example/jwks.json' }))).not.toThrow();
+    expect(() => createAuthStage(testConfig({ requireAuth: false, jwtSecret: undefined }))).not.toThrow();
+  });
+
   test('configuration errors never echo the secret', () => {
     const error = configError({ jwtSecret: secret, jwtAlgorithms: ['none'] });
     expect(error.message).not.toContain(secret);

@@ -220,11 +220,25 @@ describe('resolveConfig cross-field checks', () => {
     }
   });
 
-  it('requires schemas to be a non-empty list of distinct identifiers', () => {
+  it('requires schemas to be a non-empty list of distinct schema names', () => {
     expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: [] }, noEnv)).key).toBe('schemas');
-    expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['public', 'api; drop'] }, noEnv)).message).toContain('"api; drop" is not one');
     expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['api', 'api'] }, noEnv)).message).toContain('twice');
     expect(resolveConfig({ databaseUrl: url, schemas: ['api', '_private', 'données'] }, noEnv).schemas).toEqual(['api', '_private', 'données']);
+  });
+
+  it('accepts every name PostgreSQL can store as a schema, quoted ones included', () => {
+    const names = ['Mixed Case', 'a-b', 'we"ird', 'x@y', 'api; drop', '1st', ' padded ', 'é'.repeat(31)];
+    expect(resolveConfig({ databaseUrl: url, schemas: names }, noEnv).schemas).toEqual(names);
+    const file = writeToml('quoted-schemas.toml', '[gateway]\nschemas = ["Mixed Case", "a-b", \'we"ird\', "x@y"]\n');
+    expect(resolveConfig({ databaseUrl: url, configFile: file }, noEnv).schemas).toEqual(['Mixed Case', 'a-b', 'we"ird', 'x@y']);
+  });
+
+  it('refuses schema names PostgreSQL cannot store: NUL, longer than 63 bytes, empty', () => {
+    const nul = errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['public', 'a\u0000b'] }, noEnv));
+    expect(nul.key).toBe('schemas');
+    expect(nul.message).toContain('at most 63 bytes');
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: ['é'.repeat(32)] }, noEnv)).key).toBe('schemas'); // 64 bytes
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: [''] }, noEnv)).key).toBe('schemas');
   });
 
   it('refuses both legacy policy sources from one place, and lets an option replace the file’s', () => {
@@ -312,5 +326,36 @@ describe('resolveConfig result', () => {
     const config = resolveConfig({ databaseUrl: url, schemas }, noEnv);
     schemas.push('other');
     expect(config.schemas).toEqual(['public']);
+  });
+});
+
+describe('resolveConfig explain_roles / explain_scopes', () => {
+  it('are unset by default (nobody may explain outside dev mode)', () => {
+    const config = resolveConfig({ databaseUrl: url }, noEnv);
+    expect([config.explainRoles, config.explainScopes]).toEqual([undefined, undefined]);
+  });
+
+  it('take lists of names as options and in gw.toml; an empty list is allowed', () => {
+    expect(resolveConfig({ databaseUrl: url, explainRoles: ['admin', 'dba'], explainScopes: [] }, noEnv)).toMatchObject({ explainRoles: ['admin', 'dba'], explainScopes: [] });
+    const file = writeToml('explain.toml', '[gateway]\nexplain_roles = ["admin"]\nexplain_scopes = ["db:explain"]\n');
+    expect(resolveConfig({ databaseUrl: url, configFile: file }, noEnv)).toMatchObject({ explainRoles: ['admin'], explainScopes: ['db:explain'] });
+  });
+
+  it('refuse a string, an empty name or a duplicate, naming the key and an example', () => {
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, explainRoles: 'admin' }), noEnv)).message).toBe(
+      'option `explainRoles` must be a list of role names (non-empty strings, no duplicates) (got "admin"); e.g. explainRoles: ["admin"]',
+    );
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, explainScopes: [''] }), noEnv)).key).toBe('explainScopes');
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, explainRoles: ['a', 'a'] }, noEnv)).key).toBe('explainRoles');
+    const file = writeToml('explain-bad.toml', '[gateway]\nexplain_roles = "admin"\n');
+    const error = errorOf(() => resolveConfig({ databaseUrl: url, configFile: file }, noEnv));
+    expect(error.message).toContain('explain_roles');
+    expect(error.message).toContain('a list of role names');
+  });
+
+  it('suggests the right key for a typo', () => {
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, explainRole: ['admin'] }), noEnv)).message).toBe(
+      'unknown option `explainRole`; did you mean `explainRoles`?',
+    );
   });
 });

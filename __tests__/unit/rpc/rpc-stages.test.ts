@@ -84,6 +84,15 @@ describe('resolveFunction', () => {
     expect(thrown(() => resolveFunction(schema, 'ad', false))).toMatchObject({ code: 'NOT_FOUND', hint: 'Did you mean `add`?' });
   });
 
+  it('qualifies by an exposed schema whose name needs quoting, a dot in it included', () => {
+    const dotted = fn('a.b', 'f', []);
+    const spaced = fn('Mixed Case', 'f', []);
+    const quoted: SchemaCache = { ...schema, schemas: ['public', 'a', 'a.b', 'Mixed Case'], functions: [fn('a', 'b.f', []), dotted, spaced] };
+    expect(resolveFunction(quoted, 'a.b.f', false)).toEqual([dotted]);
+    expect(resolveFunction(quoted, 'Mixed Case.f', false)).toEqual([spaced]);
+    expect(thrown(() => resolveFunction(quoted, 'a.b.g', false))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('requires a schema with rpc_require_schema_qualified, naming the qualified form', () => {
     expect(thrown(() => resolveFunction(schema, 'only_here', true))).toMatchObject({ code: 'RPC_NAME_NOT_QUALIFIED', hint: 'Call /rpc/extra.only_here.' });
     expect(thrown(() => resolveFunction(schema, 'nothing', true))).toMatchObject({ code: 'RPC_NAME_NOT_QUALIFIED' });

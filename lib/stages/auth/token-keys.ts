@@ -81,6 +81,16 @@ export function buildTokenKeys(config: ResolvedConfig): TokenKeys {
     );
   }
   if (publicKey !== undefined) for (const alg of asymmetric) checkKeyFitsAlgorithm(publicKey, alg);
+  // Without any key no token can verify, so with require_auth every request would be a 401: a
+  // gateway that starts and refuses everyone hides a missing JWT_SECRET until the first request.
+  if (config.requireAuth && secret === undefined && publicKey === undefined && remote === undefined) {
+    throw new GatewayConfigError(
+      'require_auth is on (the default) but no key to verify tokens is configured, so every request would get 401: set env JWT_SECRET ' +
+        '(or jwt_secret / the jwtSecret option) for HS256 tokens, or jwt_public_key_path or jwks_url for RS*/PS*/ES*/EdDSA tokens; ' +
+        'or set require_auth = false to serve anonymous callers only.',
+      'jwt_secret',
+    );
+  }
 
   const resolve: KeyResolver = async (header, token) => {
     const alg = header.alg ?? '';

@@ -6,7 +6,8 @@
  * Routes (gateway spec, Endpoints), below the mount point:
  *   /{table}                GET list, POST insert
  *   /{table}/aggregate      GET aggregate
- *   /{table}/_explain       GET explain (404 when explain_enabled = false)
+ *   /{table}/_explain       GET explain (404 when explain_enabled = false; 403 for callers
+ *                           explain_roles / explain_scopes do not name, outside dev mode)
  *   /{table}/:id            GET get, PATCH update, DELETE delete
  *   /{table}/:id/{child}    GET the child rows of one parent row
  *   /rpc/{function}         POST a function call
@@ -15,6 +16,7 @@
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { ParseContext, Stages } from '../stage-types';
+import { checkExplainAccess } from './check-explain-access';
 import type { CursorCodec } from './cursor-codec';
 import { parseAggregate } from './parse-aggregate';
 import { parseChildren } from './parse-children';
@@ -54,6 +56,7 @@ export function createParseStage(cursors: CursorCodec): Stages['parse'] {
     if (third === undefined && (second === 'aggregate' || second === '_explain')) {
       if (second === '_explain' && !config.explainEnabled) throw new GatewayError('NOT_FOUND', 'The explain route is turned off (explain_enabled = false).');
       if (method !== 'GET') throw methodNotAllowed(request.method, ['GET', 'HEAD']);
+      if (second === '_explain') checkExplainAccess(ctx);
       return second === 'aggregate' ? parseAggregate(table, request.query) : parseExplain(table, request.query, config, cursors);
     }
     if (third === undefined) {

@@ -8,7 +8,7 @@ import type { AggregateCommand, AggregateFn, Filter } from '../../command/comman
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Table } from '../../schema/schema-types';
 import { parseFilterParameter, parseSearch, reservedParameters } from './parse-list';
-import { clip, resolveColumn } from './resolve-names';
+import { clip, resolveColumnParameter } from './resolve-names';
 
 export const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'avg', 'min', 'max'];
 const own = ['fn', 'column', 'search', 'search_columns'] as const;
@@ -41,7 +41,7 @@ export function parseAggregate(table: Table, query: readonly (readonly [string, 
     if (columnText !== undefined) throw new GatewayError('PARSE_ERROR', '`fn=count` counts rows and takes no `column`.', { hint: 'To count non-null values, filter with column.is_null=false.' });
   } else {
     if (columnText === undefined) throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\` needs a \`column\`.`);
-    column = resolveColumn(table, columnText, '`column`');
+    column = resolveColumnParameter(table, columnText, 'column');
     if ((fn === 'sum' || fn === 'avg') && column.category !== 'N') {
       throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\` needs a numeric column; \`${column.name}\` is ${column.type}.`);
     }

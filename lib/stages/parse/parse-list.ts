@@ -10,7 +10,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import type { CursorCodec } from './cursor-codec';
 import { parseExpand } from './parse-expand';
 import { parseKeyStyle, parseValueStyle, splitKeyStyle } from './parse-filter';
-import { clip, resolveColumn } from './resolve-names';
+import { clip, resolveColumn, resolveColumnParameter } from './resolve-names';
 import { splitList } from './split-list';
 
 export const reservedParameters = ['select', 'sort', 'limit', 'offset', 'cursor', 'distinct', 'search', 'search_columns', 'count', 'expand'] as const;
@@ -42,7 +42,7 @@ export function parseList(
   }
 
   const distinctName = reserved.get('distinct');
-  const distinct = distinctName === undefined ? null : resolveColumn(table, distinctName, '`distinct`');
+  const distinct = distinctName === undefined ? null : resolveColumnParameter(table, distinctName, 'distinct');
   const selectText = reserved.get('select');
   const select = distinct ? distinctSelect(table, distinct, selectText) : parseSelect(table, selectText);
   const sort = parseSort(table, reserved.get('sort'));

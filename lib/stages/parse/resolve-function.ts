@@ -12,8 +12,10 @@ import { clip } from './resolve-names';
 
 export function resolveFunction(schema: SchemaCache, name: string, requireQualified: boolean): readonly DbFunction[] {
   const dot = name.indexOf('.');
-  if (dot > 0 && schema.schemas.includes(name.slice(0, dot))) {
-    const [inSchema, fnName] = [name.slice(0, dot), name.slice(dot + 1)];
+  // The exposed schema the name starts with; the longest wins, since a schema name may itself hold a dot.
+  const qualifier = schema.schemas.filter((s) => name.startsWith(`${s}.`)).sort((a, b) => b.length - a.length)[0];
+  if (qualifier !== undefined) {
+    const [inSchema, fnName] = [qualifier, name.slice(qualifier.length + 1)];
     const found = schema.functions.filter((f) => f.schema === inSchema && f.name === fnName);
     if (found.length > 0) return found;
     throw notFound(schema, name);

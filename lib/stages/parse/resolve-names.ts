@@ -5,6 +5,7 @@
 import { GatewayError } from '../../errors/gateway-error';
 import { nearestName } from '../../errors/nearest-name';
 import type { Column, SchemaCache, Table } from '../../schema/schema-types';
+import { splitList } from './split-list';
 
 export function resolveTable(schema: SchemaCache, name: string): Table {
   const table = schema.tablesByName.get(name);
@@ -21,6 +22,21 @@ export function resolveColumn(table: Table, name: string, where: string): Column
     details: { table: table.name, column: clip(name), in: where },
     ...(near === undefined ? {} : { hint: `Did you mean \`${near}\`?` }),
   });
+}
+
+/**
+ * A parameter that names one column (`distinct`, the aggregate's `column`), spelled like one item
+ * of `select` or `sort`: `"a,b"` and `"we""ird"` are quoted the same way everywhere, and a bare
+ * name is taken as written.
+ */
+export function resolveColumnParameter(table: Table, text: string, parameter: string): Column {
+  const names = splitList(text, parameter);
+  if (names.length !== 1 || names[0] === '') {
+    throw new GatewayError('PARSE_ERROR', `The \`${parameter}\` parameter names exactly one column.`, {
+      hint: 'Quote a name that holds a comma or a double quote, as in select: "a,b" or "say ""hi""".',
+    });
+  }
+  return resolveColumn(table, names[0]!, `\`${parameter}\``);
 }
 
 /** Caller text echoed in messages is clipped so a 100 kB name does not come back 100 kB long. */
