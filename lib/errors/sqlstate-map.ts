@@ -119,6 +119,9 @@ export const classSqlstates: Readonly<Record<string, SqlstateRow>> = {
   '08': { code: 'SERVICE_UNAVAILABLE', message: 'The database connection failed.' }, // connection exception
   '53': { code: 'SERVICE_UNAVAILABLE', message: 'The database is out of resources.', hint: 'Retry later.' }, // insufficient resources
   '28': { code: 'SERVICE_UNAVAILABLE', message: 'The gateway could not authenticate to the database.' }, // invalid authorization specification
+  // Inside a function body: the function's own SQL is broken (e.g. an ambiguous column, RAISE with an unknown condition).
+  // Outside one, unmapped: the gateway made a statement PostgreSQL refuses, which is its bug.
+  '42': FUNCTION_BODY, // syntax error or access rule violation
   // PL/pgSQL's own: no_data_found, too_many_rows, assert_failure (P0001 is exact above). The function failed, not the gateway.
   P0: { code: 'FUNCTION_FAILED', passMessage: true, passDetail: true }, // PL/pgSQL error
   // RAISE SQLSTATE 'PTxyz': the function chose HTTP status xyz; a PT code that is no 4xx/5xx status is a plain function failure.
