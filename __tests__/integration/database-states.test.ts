@@ -183,6 +183,17 @@ describe('an error inside a function body is told apart from one of the request'
     });
   });
 
+
+  it('a STABLE function that writes keeps 403 with the VOLATILE hint, and names the function', async () => {
+    const res = await call('stable_write');
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      code: 'FORBIDDEN',
+      message: 'INSERT is not allowed in a non-volatile function.',
+      details: { sqlstate: '0A000', source: 'function', function: `${qualifier}stable_write` },
+      hint: 'A function that writes must be declared VOLATILE.',
+    });
+  });
 });
 
 // Last: it populates the materialized view of this file's database.

@@ -129,6 +129,13 @@ describe('other hints only where their cause is certain', () => {
     expect([other.code, other.hint]).toEqual(['FUNCTION_FAILED', undefined]);
   });
 
+  it('the rest of class 42: FUNCTION_FAILED inside a function body, unmapped outside one', () => {
+    const ambiguous = toGatewayError(pgError('42702', 'column reference "id" is ambiguous', inFunction), call)!;
+    expect([ambiguous.code, ambiguous.message]).toEqual(['FUNCTION_FAILED', 'Column reference "id" is ambiguous.']);
+    expect(toGatewayError(pgError('42601', 'syntax error at or near "SELEC"'), list)).toBeUndefined();
+    expect(toGatewayError(pgError('42501', 'permission denied for table items', inFunction), call)?.code).toBe('FORBIDDEN');
+  });
+
   it('57014: the narrow-the-query hint only for a list or an aggregate', () => {
     const timeout = pgError('57014', 'canceling statement due to statement timeout');
     expect(toGatewayError(timeout, list)?.hint).toBe('Narrow the query with filters or a smaller limit.');

@@ -85,6 +85,7 @@ function withRow(error: GatewayError, row: number): GatewayError {
     details: { ...details, row },
     ...(error.hint === undefined ? {} : { hint: error.hint }),
     headers: { ...error.headers },
+    status: error.status,
     cause: error.cause,
   });
 }
