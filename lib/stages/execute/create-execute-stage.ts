@@ -51,7 +51,7 @@ function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {
 }
 
 /** What the statement ran for, so the error's hint and code name only causes that are certain (docs/errors.md). */
-export function errorContextOf(command: Command): ErrorContext {
+function errorContextOf(command: Command): ErrorContext {
   switch (command.kind) {
     case 'list':
     case 'get':
