@@ -20,12 +20,17 @@ export const errorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413, when: 'body over `max_request_body_bytes`, batch over `max_batch_size`' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'write body that is not `application/json`' },
   INTERNAL_ERROR: { status: 500, when: 'anything else; `details.request_id` matches the log line' },
+  FUNCTION_FAILED: { status: 500, when: 'a function or trigger failed in its own body: class P0 other than P0001 (e.g. P0002, P0004), a PT code that is no HTTP error status, or its own SQL names a missing table, column or function' },
   SERVICE_UNAVAILABLE: { status: 503, when: 'database unreachable (08xxx, 57P01-57P03), out of resources (53xxx), pool exhausted' },
   TIMEOUT: { status: 504, when: 'statement timeout (57014)' },
-} as const satisfies Record<string, { status: number; when: string }>;
+  // The one code without a fixed status: a function chose it with `RAISE SQLSTATE 'PTxyz'`.
+  FUNCTION_STATUS: { status: '4xx/5xx', when: "`RAISE SQLSTATE 'PTxyz'` in a function: HTTP status xyz with the function's message" },
+} as const satisfies Record<string, { status: number | '4xx/5xx'; when: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-export function statusOf(code: ErrorCode): number {
-  return errorCatalogue[code].status;
+/** The code's status, or undefined for FUNCTION_STATUS, whose status the function chose. */
+export function statusOf(code: ErrorCode): number | undefined {
+  const status = errorCatalogue[code].status;
+  return typeof status === 'number' ? status : undefined;
 }

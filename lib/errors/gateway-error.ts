@@ -1,4 +1,5 @@
 import { type ErrorCode, statusOf } from './error-catalogue';
+import { functionStatus } from './function-status';
 
 /**
  * The one error type every stage throws. Its message, details and hint are shown to the
@@ -15,12 +16,12 @@ export class GatewayError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: unknown; hint?: string; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { details?: unknown; hint?: string; headers?: Record<string, string>; cause?: unknown; status?: number } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
-    this.status = statusOf(code);
+    this.status = statusFor(code, options.status);
     this.details = options.details;
     this.hint = options.hint;
     this.headers = Object.freeze({ ...(options.headers ?? {}) });
@@ -33,6 +34,20 @@ export class GatewayError extends Error {
     if (this.hint !== undefined) body.hint = this.hint;
     return body;
   }
+}
+
+/**
+ * One status per code, from the catalogue. FUNCTION_STATUS alone takes `status`, and only a 4xx/5xx
+ * one: a wrong combination is a bug in the caller of this constructor, so it throws.
+ */
+function statusFor(code: ErrorCode, status: number | undefined): number {
+  const fixed = statusOf(code);
+  if (fixed !== undefined) {
+    if (status !== undefined && status !== fixed) throw new Error(`GatewayError ${code} always has status ${fixed}, not ${status}`);
+    return fixed;
+  }
+  if (status === undefined || functionStatus(`PT${status}`) !== status) throw new Error(`GatewayError ${code} needs a 4xx or 5xx status, got ${String(status)}`);
+  return status;
 }
 
 export function isGatewayError(value: unknown): value is GatewayError {

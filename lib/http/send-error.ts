@@ -24,7 +24,8 @@ export function sendError(res: ServerResponse, err: unknown, requestId: string):
   }
   res.statusCode = error.status;
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  if (error.code === 'UNAUTHORIZED' && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
+  // Every 401 names the scheme (RFC 9110 §11.6.1), also one a function chose with RAISE SQLSTATE 'PT401'.
+  if (error.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
   sendJson(res, JSON.stringify(error.toJSON()));
   return error;
 }

@@ -6,7 +6,8 @@
  * A batch that PostgreSQL rejects because of one row's data is probed (rolled back, as the same
  * caller) to name that row in `details.row`, as parse does for errors it finds before SQL.
  */
-import { toGatewayError } from '../../db/to-gateway-error';
+import type { Command } from '../../command/command';
+import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
 import type { ExecuteContext, Result, Stages } from '../stage-types';
 
@@ -18,11 +19,12 @@ export function createExecuteStage(): Stages['execute'] {
       return await ctx.db.run(ctx.identity, { ...plan, query: plan.query });
     } catch (err) {
       if (ctx.command.kind === 'rpc' && isUnresolvedCall(err)) throw unresolvedCall(ctx, err);
-      const mapped = toGatewayError(err);
+      const context = errorContextOf(ctx.command);
+      const mapped = toGatewayError(err, context);
       const probe = ctx.plan.rowProbe;
       if (mapped && probe && isRowError(err)) {
         const failing = await ctx.db.locateFailingRow(ctx.identity, probe, isRowError);
-        if (failing) throw withRow(toGatewayError(failing.error) ?? mapped, failing.index);
+        if (failing) throw withRow(toGatewayError(failing.error, context) ?? mapped, failing.index);
       }
       throw mapped ?? err;
     }
@@ -48,6 +50,24 @@ function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {
     : new GatewayError('NOT_FOUND', `The function \`${name}\` is no longer available.`, options);
 }
 
+/** What the statement ran for, so the error's hint and code name only causes that are certain (docs/errors.md). */
+function errorContextOf(command: Command): ErrorContext {
+  switch (command.kind) {
+    case 'list':
+    case 'get':
+    case 'aggregate':
+    case 'explain':
+    case 'update':
+    case 'delete':
+      return { kind: command.kind, relation: command.table };
+    case 'insert':
+      return { kind: command.kind, relation: command.table, onConflict: command.onConflict !== null };
+    case 'rpc':
+    case 'contracts':
+      return { kind: command.kind };
+  }
+}
+
 const NO_ROWS: Result = Object.freeze({ rows: Object.freeze([]) });
 
 /**
@@ -65,6 +85,7 @@ function withRow(error: GatewayError, row: number): GatewayError {
     details: { ...details, row },
     ...(error.hint === undefined ? {} : { hint: error.hint }),
     headers: { ...error.headers },
+    status: error.status,
     cause: error.cause,
   });
 }
