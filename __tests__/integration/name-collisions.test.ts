@@ -16,7 +16,7 @@ type Row = Record<string, unknown>;
 let db: TestDatabase;
 let app: express.Express;
 
-useGatewayApp({ schemas: ['collide'] }, (started) => ({ db, app } = started));
+useGatewayApp({ schemas: ['collide'], explainRoles: ['member'] }, (started) => ({ db, app } = started));
 
 const get = (path: string, token = tokenA) => request(app).get(path).set('Authorization', `Bearer ${token}`);
 const send = (method: 'post' | 'patch' | 'delete', path: string, body?: unknown, headers: Record<string, string> = {}) => {

@@ -211,8 +211,10 @@ function request(call: Call): GatewayRequest {
 }
 
 function parseCall(call: Call): Command {
-  const config = testConfig({ schemas: ['Qs'], searchConfig: call.searchConfig });
-  const ctx = { request: request(call), config, schema: representativeSchema, identity: {}, db: {} } as unknown as ParseContext;
+  // The explain route is open to the roles in explainRoles; this caller has one of them.
+  const config = testConfig({ schemas: ['Qs'], searchConfig: call.searchConfig, explainRoles: ['operator'] });
+  const identity = { tenantId: 't', userId: 'u', role: 'operator', agentId: '', scopes: [], claims: {}, source: 'jwt' };
+  const ctx = { request: request(call), config, schema: representativeSchema, identity, db: {} } as unknown as ParseContext;
   const command = parseStage(ctx) as Command;
   return call.rowFilters ? withRowFilters(command) : command;
 }
