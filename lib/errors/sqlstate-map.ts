@@ -33,6 +33,10 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
   '42P01': { code: 'NOT_FOUND', message: 'The table is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_table
   '42703': { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_column
   '22001': { code: 'VALIDATION_ERROR', passMessage: true }, // string_data_right_truncation
+  // E.g. "wrong number of array subscripts": a value, never the gateway's SQL (class 22 says the same; listed for the docs).
+  '2202E': { code: 'VALIDATION_ERROR', passMessage: true }, // array_subscript_error
+  // "stack depth limit exceeded": an expression too deep for max_stack_depth, e.g. websearch_to_tsquery of a very long phrase.
+  '54001': { code: 'PARSE_ERROR', message: 'The request is too complex for the database (stack depth limit exceeded).', hint: 'Use fewer filters or a shorter search.' }, // statement_too_complex
   // The request asked for an operation the column's type lacks (e.g. sort or distinct on json).
   '42883': { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type.", hint: 'json columns cannot be sorted, compared or made distinct; jsonb can.' }, // undefined_function
   '42804': { code: 'PARSE_ERROR', message: "The value does not fit the column's type." }, // datatype_mismatch
@@ -54,6 +58,9 @@ export const classSqlstates: Readonly<Record<string, SqlstateRule>> = {
   '40': { code: 'CONFLICT', message: 'The transaction was rolled back by the database.', hint: 'Retry the request.' }, // transaction rollback
   '08': { code: 'SERVICE_UNAVAILABLE', message: 'The database connection failed.' }, // connection exception
   '53': { code: 'SERVICE_UNAVAILABLE', message: 'The database is out of resources.', hint: 'Retry later.' }, // insufficient resources
+  // A value or request over a fixed limit of PostgreSQL: "number of array dimensions (7) exceeds the maximum allowed (6)" (54000),
+  // "cannot pass more than 100 arguments to a function" (54023), an index row too large.
+  '54': { code: 'VALIDATION_ERROR', passMessage: true }, // program limit exceeded
   '28': { code: 'SERVICE_UNAVAILABLE', message: 'The gateway could not authenticate to the database.' }, // invalid authorization specification
 };
 

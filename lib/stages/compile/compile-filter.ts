@@ -58,8 +58,26 @@ export function compileKeyed(alias: Sql, key: readonly { readonly column: { read
 
 /** `search`: websearch_to_tsquery over the text columns (PostgreSQL docs §12.3.2). */
 export function compileSearch(alias: Sql, search: Search, searchConfig: string | undefined): Sql {
-  const document = sql`concat_ws(' ', ${search.columns.map((c) => sql`${alias}.${ident(c.name)}`).reduce((a, b) => sql`${a}, ${b}`)})`;
+  const document = concatWords(search.columns.map((c) => sql`${alias}.${ident(c.name)}`));
   return searchConfig === undefined
     ? sql`to_tsvector(${document}) @@ websearch_to_tsquery(${search.query})`
     : sql`to_tsvector(${searchConfig}::regconfig, ${document}) @@ websearch_to_tsquery(${searchConfig}::regconfig, ${search.query})`;
+}
+
+/** Arguments of one concat_ws call besides the separator: a function takes at most 100 (FUNC_MAX_ARGS). */
+const CONCAT_ARGS = 99;
+
+/**
+ * `concat_ws(' ', a, b, ...)`; a table with more text columns than one call takes is concatenated
+ * in groups, whose (possibly empty) results are concatenated again: the extra spaces change no
+ * lexeme or position of the tsvector.
+ */
+function concatWords(items: readonly Sql[]): Sql {
+  let level = items;
+  while (level.length > CONCAT_ARGS) {
+    const groups: Sql[] = [];
+    for (let i = 0; i < level.length; i += CONCAT_ARGS) groups.push(sql`concat_ws(' ', ${join(level.slice(i, i + CONCAT_ARGS))})`);
+    level = groups;
+  }
+  return sql`concat_ws(' ', ${join(level)})`;
 }
