@@ -84,6 +84,7 @@ const texts = [
   '{}', '{1,2}', '{{1}}', '{"a":1}', '[1]', '[[[[[[[1]]]]]]]', 'ü', 'naïve', '🙂', '\u202e', '\ufeff', '\u0000',
   '\u0001\u001f', '\r\n', '\t', 'a\u0000b', '\ud800', '\udfff\ud800', '👨‍👩‍👧', 'ＳＥＬＥＣＴ', 'Robert"); --',
   'gift wrap', '"big order"', '-gift or wrap', '!!(', '<->', '&&', '|', 'a:*', 'a & !b',
+  '__proto__', 'constructor', 'hasOwnProperty', 'a[b][c]', 'status[]', 'tags[0]', 'toString',
 ];
 /** Raw, possibly invalid, percent-escapes and separators spliced into a URL as they are. */
 const rawEscapes = ['%00', '%C3%28', '%FF', '%ED%A0%80', '%E2%82', '%F0%9F', '%', '%zz', '%%', '+', '%2B', '%26', '%3D', '&', '=', '%0A', '%0D%0A', '%7F', '%C0%AF'];
