@@ -81,6 +81,10 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRow>> = {
   '42P01': [FUNCTION_BODY, { code: 'NOT_FOUND', message: 'The table is no longer available.', hint: SCHEMA_CHANGED }], // undefined_table
   '42703': [FUNCTION_BODY, { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: SCHEMA_CHANGED }], // undefined_column
   '22001': { code: 'VALIDATION_ERROR', passMessage: true }, // string_data_right_truncation
+  // E.g. "wrong number of array subscripts": a value, never the gateway's SQL (class 22 says the same; listed for the docs).
+  '2202E': { code: 'VALIDATION_ERROR', passMessage: true }, // array_subscript_error
+  // "stack depth limit exceeded": an expression too deep for max_stack_depth, e.g. websearch_to_tsquery of a very long phrase.
+  '54001': { code: 'PARSE_ERROR', message: 'The request is too complex for the database (stack depth limit exceeded).', hint: 'Use fewer filters or a shorter search.' }, // statement_too_complex
   // The request asked for an operation the column's type lacks (e.g. sort or distinct on json).
   // In a function body: the function calls something that does not exist (a call that no longer resolves is execute's).
   '42883': [
@@ -118,6 +122,9 @@ export const classSqlstates: Readonly<Record<string, SqlstateRow>> = {
   '40': { code: 'CONFLICT', message: 'The transaction was rolled back by the database.', hint: 'Retry the request.' }, // transaction rollback
   '08': { code: 'SERVICE_UNAVAILABLE', message: 'The database connection failed.' }, // connection exception
   '53': { code: 'SERVICE_UNAVAILABLE', message: 'The database is out of resources.', hint: 'Retry later.' }, // insufficient resources
+  // A value or request over a fixed limit of PostgreSQL: "number of array dimensions (7) exceeds the maximum allowed (6)" (54000),
+  // "cannot pass more than 100 arguments to a function" (54023), an index row too large.
+  '54': { code: 'VALIDATION_ERROR', passMessage: true }, // program limit exceeded
   '28': { code: 'SERVICE_UNAVAILABLE', message: 'The gateway could not authenticate to the database.' }, // invalid authorization specification
   // Inside a function body: the function's own SQL is broken (e.g. an ambiguous column, RAISE with an unknown condition).
   // Outside one, unmapped: the gateway made a statement PostgreSQL refuses, which is its bug.

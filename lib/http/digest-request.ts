@@ -9,6 +9,13 @@ import { GatewayError } from '../errors/gateway-error';
 import type { GatewayRequest } from './gateway-request';
 import { isLoopbackAddress } from './loopback';
 
+/**
+ * Most query parameters one request may carry, counted before they are decoded. No route needs
+ * more than about 110 (100 filters plus the reserved names, docs/querying.md "Limits"); a URL of
+ * 25,000 parameters is refused here instead of being split, decoded and parsed.
+ */
+export const MAX_QUERY_PARAMETERS = 1000;
+
 export function digestRequest(req: IncomingMessage & { url?: string }, id: string, body?: string): GatewayRequest {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -25,9 +32,11 @@ export function digestRequest(req: IncomingMessage & { url?: string }, id: strin
     // URLSearchParams decodes `+` as a space (the spec's `search` relies on it) and never throws,
     // so malformed escapes are checked separately.
     const raw = q === -1 ? '' : url.slice(q + 1);
+    checkParameterCount(raw);
     if (/%(?![0-9a-fA-F]{2})/.test(raw)) throw new Error('bad escape');
     query = [...new URLSearchParams(raw)].map(([k, v]) => Object.freeze([k, v] as const));
-  } catch {
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
     throw new GatewayError('PARSE_ERROR', 'The query string is not valid percent-encoding.');
   }
   const headers: Record<string, string | undefined> = {};
@@ -42,6 +51,24 @@ export function digestRequest(req: IncomingMessage & { url?: string }, id: strin
     body,
     loopback: isLoopbackAddress(req.socket?.remoteAddress),
   });
+}
+
+/** Counts the non-empty `&`-separated parts, as URLSearchParams would make them, without making them. */
+function checkParameterCount(raw: string): void {
+  let count = 0;
+  let start = 0;
+  while (start <= raw.length) {
+    const end = raw.indexOf('&', start);
+    const stop = end === -1 ? raw.length : end;
+    if (stop > start && ++count > MAX_QUERY_PARAMETERS) {
+      throw new GatewayError('PARSE_ERROR', `The query string has more than ${MAX_QUERY_PARAMETERS} parameters.`, {
+        details: { limit: 'query_parameters', max: MAX_QUERY_PARAMETERS },
+        hint: 'See "Limits" in docs/querying.md.',
+      });
+    }
+    if (end === -1) break;
+    start = end + 1;
+  }
 }
 
 /** A caller-supplied request id is reused only when it is short and plain, for log correlation. */

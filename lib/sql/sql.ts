@@ -5,10 +5,16 @@
  * template literals written in our source (`sql\`...\``), identifiers go through `ident()`
  * (always double-quoted), and every value becomes a `$n` parameter. `compile` is the only
  * stage that builds SQL, and it only sees names already resolved against the schema cache.
+ *
+ * A fragment holds references to the fragments inside it, not copies of their parts: building
+ * is O(holes) per fragment, and `compileSql` walks the tree with an explicit stack. Neither step
+ * recurses or spreads a request-sized array into a call, so no count the caller controls (a
+ * thousand filters, a search over every column) can overflow the JS stack (docs/querying.md,
+ * "Limits").
  */
 const brand: unique symbol = Symbol('tablegate.sql');
 
-type Part = { readonly t: 'text'; readonly s: string } | { readonly t: 'value'; readonly v: unknown };
+type Part = { readonly t: 'text'; readonly s: string } | { readonly t: 'value'; readonly v: unknown } | { readonly t: 'sql'; readonly f: Sql };
 
 export interface Sql {
   readonly [brand]: readonly Part[];
@@ -39,8 +45,7 @@ export function sql(strings: TemplateStringsArray, ...holes: unknown[]): Sql {
     if (s) parts.push({ t: 'text', s });
     if (i < holes.length) {
       const hole = holes[i];
-      if (isSql(hole)) parts.push(...hole[brand]);
-      else parts.push({ t: 'value', v: hole });
+      parts.push(isSql(hole) ? { t: 'sql', f: hole } : { t: 'value', v: hole });
     }
   });
   return make(parts);
@@ -78,24 +83,32 @@ const CATALOG_TYPE = /^(?:"(?:[^"\u0000]|"")+"|[A-Za-z_][A-Za-z0-9_$ ]*)(?:\.(?:
 export function join(fragments: readonly Sql[], separator: Sql = sql`, `): Sql {
   const parts: Part[] = [];
   fragments.forEach((f, i) => {
-    if (i > 0) parts.push(...separator[brand]);
-    parts.push(...f[brand]);
+    if (i > 0) parts.push({ t: 'sql', f: separator });
+    parts.push({ t: 'sql', f });
   });
   return make(parts);
 }
 
 export const empty: Sql = make([]);
 
-/** Numbers the parameters: the only place a `{ text, values }` pair is made. */
+/**
+ * Numbers the parameters: the only place a `{ text, values }` pair is made. A depth-first walk
+ * over the fragment tree with an explicit stack (each entry: a fragment's parts and the next
+ * index), so a tree of any depth or width compiles without recursion.
+ */
 export function compileSql(fragment: Sql): CompiledQuery {
-  let text = '';
+  const text: string[] = [];
   const values: unknown[] = [];
-  for (const part of fragment[brand]) {
-    if (part.t === 'text') text += part.s;
-    else {
+  const stack: { parts: readonly Part[]; next: number }[] = [{ parts: fragment[brand], next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const part = top.parts[top.next++];
+    if (part === undefined) stack.pop();
+    else if (part.t === 'text') text.push(part.s);
+    else if (part.t === 'value') {
       values.push(part.v);
-      text += `$${values.length}`;
-    }
+      text.push(`$${values.length}`);
+    } else stack.push({ parts: part.f[brand], next: 0 });
   }
-  return Object.freeze({ text, values: Object.freeze(values) });
+  return Object.freeze({ text: text.join(''), values: Object.freeze(values) });
 }

@@ -64,15 +64,20 @@ export function compileSearch(alias: Sql, search: Search, searchConfig: string |
     : sql`to_tsvector(${searchConfig}::regconfig, ${document}) @@ websearch_to_tsquery(${searchConfig}::regconfig, ${search.query})`;
 }
 
+/** Arguments of one concat_ws call besides the separator: a function takes at most 100 (FUNC_MAX_ARGS). */
+const CONCAT_ARGS = 99;
+
 /**
- * `concat_ws(' ', ...)` of the columns. A function call takes at most 100 arguments (PostgreSQL's
- * FUNC_MAX_ARGS), the separator included, so a table with more text columns is joined in nested
- * groups of 99; tables up to 99 text columns keep the single call.
+ * `concat_ws(' ', a, b, ...)`; a table with more text columns than one call takes is concatenated
+ * in groups, whose (possibly empty) results are concatenated again: the extra spaces change no
+ * lexeme or position of the tsvector.
  */
-const maxWordsPerCall = 99;
-function concatWords(words: readonly Sql[]): Sql {
-  if (words.length <= maxWordsPerCall) return sql`concat_ws(' ', ${join(words)})`;
-  const groups: Sql[] = [];
-  for (let i = 0; i < words.length; i += maxWordsPerCall) groups.push(concatWords(words.slice(i, i + maxWordsPerCall)));
-  return concatWords(groups);
+function concatWords(items: readonly Sql[]): Sql {
+  let level = items;
+  while (level.length > CONCAT_ARGS) {
+    const groups: Sql[] = [];
+    for (let i = 0; i < level.length; i += CONCAT_ARGS) groups.push(sql`concat_ws(' ', ${join(level.slice(i, i + CONCAT_ARGS))})`);
+    level = groups;
+  }
+  return sql`concat_ws(' ', ${join(level)})`;
 }

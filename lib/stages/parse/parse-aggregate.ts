@@ -7,16 +7,19 @@
 import type { AggregateCommand, AggregateFn, Filter } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Table } from '../../schema/schema-types';
-import { parseFilterParameter, parseSearch, reservedParameters } from './parse-list';
+import { countFilters, parseFilterParameter, parseSearch, reservedParameters } from './parse-list';
+import { checkLimit } from './request-limits';
 import { clip, resolveColumnParameter } from './resolve-names';
 
 export const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'avg', 'min', 'max'];
 const own = ['fn', 'column', 'search', 'search_columns'] as const;
 type Own = (typeof own)[number];
+const notFilters: ReadonlySet<string> = new Set([...own, ...reservedParameters]);
 
 export function parseAggregate(table: Table, query: readonly (readonly [string, string])[]): AggregateCommand {
   const given = new Map<Own, string>();
   const filters: Filter[] = [];
+  checkLimit('filters', countFilters(query, notFilters), 'filter parameters');
   for (const [key, raw] of query) {
     if ((own as readonly string[]).includes(key)) {
       if (given.has(key as Own)) throw new GatewayError('PARSE_ERROR', `The \`${key}\` parameter is given more than once.`);

@@ -9,12 +9,13 @@ import type { Expansion } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import { nearestName } from '../../errors/nearest-name';
 import { relationNames, relationsNamed } from '../../schema/relations';
+import { requestLimits } from './request-limits';
 import { clip } from './resolve-names';
 import { splitList } from './split-list';
 
 const NESTED = 'nested:';
 /** Each expansion is a correlated subquery per row; a bound keeps one request's statement sane. */
-export const MAX_EXPANSIONS = 16;
+export const MAX_EXPANSIONS = requestLimits.expansions;
 /** PostgreSQL's identifier limit (NAMEDATALEN - 1); an alias longer than this is truncated. */
 const MAX_IDENTIFIER_BYTES = 63;
 
@@ -42,7 +43,11 @@ export function parseExpand(table: Table, text: string | undefined, selected: re
     }
     expansions.push(Object.freeze({ relation, select: relation.target.columns }));
   }
-  if (expansions.length > MAX_EXPANSIONS) throw new GatewayError('PARSE_ERROR', `At most ${MAX_EXPANSIONS} relations can be expanded in one request.`);
+  if (expansions.length > MAX_EXPANSIONS) {
+    throw new GatewayError('PARSE_ERROR', `At most ${MAX_EXPANSIONS} relations can be expanded in one request.`, {
+      details: { limit: 'expansions', max: MAX_EXPANSIONS, given: expansions.length },
+    });
+  }
   return Object.freeze(expansions);
 }
 

@@ -10,6 +10,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import type { CursorCodec } from './cursor-codec';
 import { parseExpand } from './parse-expand';
 import { parseKeyStyle, parseValueStyle, splitKeyStyle } from './parse-filter';
+import { checkLimit } from './request-limits';
 import { clip, resolveColumn, resolveColumnParameter } from './resolve-names';
 import { splitList } from './split-list';
 
@@ -32,6 +33,7 @@ export function parseList(
 ): ListCommand {
   const reserved = new Map<Reserved, string>();
   const filters: Filter[] = [];
+  checkLimit('filters', countFilters(query, reservedSet), 'filter parameters');
   for (const [key, raw] of query) {
     if (reservedSet.has(key)) {
       if (reserved.has(key as Reserved)) throw new GatewayError('PARSE_ERROR', `The \`${key}\` parameter is given more than once.`);
@@ -94,8 +96,21 @@ export function parseList(
   });
 }
 
+/** How many parameters of `query` are filters (not in `reserved`), counted before any is parsed. */
+export function countFilters(query: readonly (readonly [string, string])[], reserved: ReadonlySet<string>): number {
+  let count = 0;
+  for (const [key] of query) if (!reserved.has(key)) count++;
+  return count;
+}
+
 /** One non-reserved query parameter -> a filter on a column (either spelling); else UNKNOWN_COLUMN. */
 export function parseFilterParameter(table: Table, key: string, raw: string): Filter {
+  const filter = parseFilterSpelling(table, key, raw);
+  if (filter.op === 'in') checkLimit('inItems', filter.value.length, `items in the \`in\` list of \`${filter.column.name}\``);
+  return filter;
+}
+
+function parseFilterSpelling(table: Table, key: string, raw: string): Filter {
   const column = table.columnsByName.get(key);
   if (column) return parseValueStyle(column, raw);
   const keyStyle = splitKeyStyle(table, key);
@@ -105,12 +120,15 @@ export function parseFilterParameter(table: Table, key: string, raw: string): Fi
   throw new GatewayError('UNKNOWN_COLUMN', `Table \`${table.name}\` has no column \`${clip(key)}\` (in a filter).`);
 }
 
-export function parseSelect(table: Table, text: string | undefined): readonly Column[] {
+/** `select=a,b` (also `search_columns`, named by `parameter`): at most requestLimits.columnNames names. */
+export function parseSelect(table: Table, text: string | undefined, parameter = 'select'): readonly Column[] {
   if (text === undefined || text === '*') return table.columns;
   const columns: Column[] = [];
-  for (const name of splitList(text, 'select')) {
-    if (name === '') throw new GatewayError('PARSE_ERROR', 'The `select` parameter has an empty column name.', { hint: 'Write select=col1,col2.' });
-    const column = resolveColumn(table, name, '`select`');
+  const names = splitList(text, parameter);
+  checkLimit('columnNames', names.length, `names in \`${parameter}\``);
+  for (const name of names) {
+    if (name === '') throw new GatewayError('PARSE_ERROR', `The \`${parameter}\` parameter has an empty column name.`, { hint: `Write ${parameter}=col1,col2.` });
+    const column = resolveColumn(table, name, `\`${parameter}\``);
     if (!columns.includes(column)) columns.push(column);
   }
   return Object.freeze(columns);
@@ -129,7 +147,9 @@ function distinctSelect(table: Table, distinct: Column, text: string | undefined
 /** `sort=a,-b,c:asc,d:desc`; an entry that is exactly a column name is that column. */
 export function parseSort(table: Table, text: string | undefined): SortKey[] {
   if (text === undefined) return [];
-  return splitList(text, 'sort').map((entry) => {
+  const entries = splitList(text, 'sort');
+  checkLimit('sortKeys', entries.length, 'entries in `sort`');
+  return entries.map((entry) => {
     if (entry === '') throw new GatewayError('PARSE_ERROR', 'The `sort` parameter has an empty entry.', { hint: 'Write sort=col,-col2 or sort=col:desc.' });
     const exact = table.columnsByName.get(entry);
     if (exact) return { column: exact, descending: false };
@@ -150,7 +170,9 @@ export function parseSearch(table: Table, query: string | undefined, columnsText
     if (columnsText !== undefined) throw new GatewayError('PARSE_ERROR', '`search_columns` needs a `search` parameter.');
     return null;
   }
-  const columns = columnsText === undefined ? table.columns.filter((c) => c.category === 'S') : parseSelect(table, columnsText);
+  checkLimit('searchCharacters', query.length, 'characters in `search`');
+  checkLimit('searchTerms', query.split(/\s+/).filter((w) => w !== '').length, 'words in `search`');
+  const columns = columnsText === undefined ? table.columns.filter((c) => c.category === 'S') : parseSelect(table, columnsText, 'search_columns');
   if (columns.length === 0) throw new GatewayError('PARSE_ERROR', `Table \`${table.name}\` has no text columns to search.`, { hint: 'Name columns with search_columns.' });
   return Object.freeze({ query, columns: Object.freeze([...columns]), explicitColumns: columnsText !== undefined });
 }

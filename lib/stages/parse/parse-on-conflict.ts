@@ -9,6 +9,7 @@
 import type { OnConflict } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Table } from '../../schema/schema-types';
+import { checkLimit } from './request-limits';
 import { clip, resolveColumn } from './resolve-names';
 import { splitList } from './split-list';
 
@@ -47,7 +48,9 @@ export function parseOnConflict(table: Table, headers: Readonly<Record<string, s
 
 function conflictColumns(table: Table, header: string): readonly Column[] {
   const columns: Column[] = [];
-  for (const raw of splitList(header, 'X-On-Conflict')) {
+  const names = splitList(header, 'X-On-Conflict');
+  checkLimit('columnNames', names.length, 'names in X-On-Conflict');
+  for (const raw of names) {
     const name = raw.trim();
     if (name === '') throw new GatewayError('PARSE_ERROR', 'The X-On-Conflict header has an empty column name.', { hint: 'Write X-On-Conflict: col1,col2.' });
     const column = resolveColumn(table, name, 'X-On-Conflict');

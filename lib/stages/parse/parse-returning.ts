@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Table } from '../../schema/schema-types';
+import { checkLimit } from './request-limits';
 import { clip, resolveColumn } from './resolve-names';
 import { splitList } from './split-list';
 
@@ -26,7 +27,9 @@ export function parseReturning(table: Table, query: readonly (readonly [string, 
   if (text === undefined) return Object.freeze({ returning: table.columns, explicitReturning: false });
   if (text === '*') return Object.freeze({ returning: table.columns, explicitReturning: true });
   const columns: Column[] = [];
-  for (const name of splitList(text, 'returning')) {
+  const names = splitList(text, 'returning');
+  checkLimit('columnNames', names.length, 'names in `returning`');
+  for (const name of names) {
     if (name === '') throw new GatewayError('PARSE_ERROR', 'The `returning` parameter has an empty column name.', { hint: 'Write returning=col1,col2.' });
     const column = resolveColumn(table, name, '`returning`');
     if (!columns.includes(column)) columns.push(column);
