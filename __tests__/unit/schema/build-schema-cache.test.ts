@@ -18,6 +18,9 @@ function column(relationOid: number, position: number, name: string, type = 'int
     hasDefault: false,
     identity: '',
     generated: '',
+    compareType: type,
+    compareElementType: null,
+    compareHasArray: true,
     ...extra,
   };
 }

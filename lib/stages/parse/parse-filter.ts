@@ -54,7 +54,8 @@ function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'
     case 'ilike':
       return { column, op, value: likePattern(raw) };
     case 'contains':
-      if (column.category !== 'A') {
+      // A true array: int2vector, oidvector and the like have category 'A' but no `@>`.
+      if (column.compareElementType === null) {
         throw new GatewayError('PARSE_ERROR', `The \`contains\` filter needs an array column; \`${column.name}\` is ${column.type}.`);
       }
       return { column, op, value: raw };
