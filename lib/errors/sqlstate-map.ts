@@ -34,7 +34,11 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRule>> = {
   '42703': { code: 'UNKNOWN_COLUMN', message: 'A column is no longer available.', hint: 'The schema changed since discovery; the gateway is re-reading it, retry shortly.' }, // undefined_column
   '22001': { code: 'VALIDATION_ERROR', passMessage: true }, // string_data_right_truncation
   // The request asked for an operation the column's type lacks (e.g. sort or distinct on json).
-  '42883': { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type.", hint: 'json columns cannot be sorted, compared or made distinct; jsonb can.' }, // undefined_function
+  '42883': { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type.", hint: 'json columns cannot be sorted, compared or made distinct (jsonb can); ranges have no min or max, money has no avg.' }, // undefined_function
+  // The input functions of tsvector, tsquery and jsonpath report a value that does not parse as a
+  // syntax error. The gateway's own SQL is made from fixed templates, so this is the caller's value.
+  // Not passed through: a syntax error message may quote SQL text.
+  '42601': { code: 'VALIDATION_ERROR', message: "A value could not be read as the column's type (PostgreSQL reported a syntax error in it)." }, // syntax_error
   '42804': { code: 'PARSE_ERROR', message: "The value does not fit the column's type." }, // datatype_mismatch
   // A batch upsert that proposes the same conflict key twice ("ON CONFLICT DO UPDATE command cannot affect row a second time").
   '21000': { code: 'CONFLICT', passMessage: true, hint: 'Send each conflict key at most once per batch.' }, // cardinality_violation
