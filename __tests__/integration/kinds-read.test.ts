@@ -451,6 +451,40 @@ describeFrom(150000, 'the kinds fixture (multiranges, security_invoker views)')(
     });
   });
 
+  describe('column types in a schema the gateway role has no USAGE on', () => {
+    const swatchIds = async (condition: string, order = 'id') =>
+      adminIds(`SELECT id FROM kinds.swatches WHERE tenant_id = $1 AND (${condition}) ORDER BY ${order}`, [TENANT_A]);
+
+    it.each([
+      ['hue=eq.red', "hue = 'red'"],
+      ['hue.gt=red', "hue > 'red'"],
+      ['hue=in.(red,blue)', "hue IN ('red', 'blue')"],
+      ['hues=contains.blue', "'blue' = ANY (hues)"],
+      ['hues=eq.{green}', "hues = '{green}'"],
+      ['tint=like.(red*', "tint::text LIKE '(red%'"],
+      ['tint=is_null', 'tint IS NULL'],
+    ])('%s still works, the value typed by PostgreSQL from the column', async (query, condition) => {
+      const res = await get(`/api/swatches?select=id&${query.replace(/[{}]/g, (c) => enc(c))}`);
+      expect(res.status).toBe(200);
+      expect(ids(res.body)).toEqual(await swatchIds(condition));
+    });
+
+    it('sorts and pages by the enum with a cursor, and reads by key', async () => {
+      const { rows } = await walk('/api/swatches?select=id&sort=-hue', 1);
+      expect(rows.map((r) => r.id)).toEqual(await swatchIds('true', 'hue DESC, id'));
+      expect((await get('/api/swatches/1?select=hue,hues,tint')).body).toEqual({ data: { hue: 'red', hues: ['red', 'blue'], tint: { hue: 'red', level: 1 } } });
+    });
+
+    it.each([['tint=eq.(red,1)'], ['tint=in.("(red,1)")'], ['hues=in.("{red,blue}")']])(
+      '%s is a 400 that says the type cannot be named, not a 403 or 500 from PostgreSQL',
+      async (query) => {
+        const res = await get(`/api/swatches?select=id&${query.replace(/[{}"]/g, (c) => enc(c))}`);
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ code: 'PARSE_ERROR', hint: "Grant the gateway's role USAGE on the schema of the column's type." });
+      },
+    );
+  });
+
   describe('bad values are 400, never 500', () => {
     it.each([
       ['pair=eq.notacomposite', 'VALIDATION_ERROR'],

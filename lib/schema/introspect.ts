@@ -46,6 +46,8 @@ export interface RawColumn {
   readonly compareElementType: string | null;
   /** `compareType` is not an array and has an array type (`pg_type.typarray`). */
   readonly compareHasArray: boolean;
+  /** The discovering role (the gateway's) may name `compareType`: USAGE on the schema it is in. */
+  readonly compareUsable: boolean;
 }
 
 export interface RawConstraint {
@@ -125,6 +127,7 @@ const typeName = (alias: string): string =>
 // by its base type `b` (pg_type.typbasetype names the next type down, hence the recursion); `b` is
 // an array when it has an element and is not fixed-size (format_type's own test: point, name and
 // int2vector have typelem but are not arrays), and then its name is its element's name and `[]`.
+// Naming a type in a cast needs USAGE on its schema (a column can be read without it).
 const COLUMNS_SQL = `
 SELECT a.attrelid AS rel, a.attnum AS position, a.attname AS name,
        format_type(a.atttypid, a.atttypmod) AS type, a.atttypid AS type_oid, t.typcategory AS category,
@@ -134,7 +137,8 @@ SELECT a.attrelid AS rel, a.attnum AS position, a.attname AS name,
        a.attidentity AS identity, a.attgenerated AS generated,
        CASE WHEN e.oid IS NULL THEN ${typeName('b')} ELSE ${typeName('e')} || '[]' END AS compare_type,
        CASE WHEN e.oid IS NOT NULL THEN ${typeName('e')} END AS compare_element_type,
-       e.oid IS NULL AND b.typarray <> 0 AS compare_has_array
+       e.oid IS NULL AND b.typarray <> 0 AS compare_has_array,
+       has_schema_privilege(COALESCE(en.oid, bn.oid), 'USAGE') AS compare_usable
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -258,6 +262,7 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
         compareType: str(r.compare_type),
         compareElementType: r.compare_element_type === null || r.compare_element_type === undefined ? null : str(r.compare_element_type),
         compareHasArray: r.compare_has_array === true,
+        compareUsable: r.compare_usable === true,
       }),
     ),
     constraints: constraints.rows.map(

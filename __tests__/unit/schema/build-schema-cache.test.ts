@@ -21,6 +21,7 @@ function column(relationOid: number, position: number, name: string, type = 'int
     compareType: type,
     compareElementType: null,
     compareHasArray: true,
+    compareUsable: true,
     ...extra,
   };
 }

@@ -34,8 +34,11 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
     case 'is_null':
       return filter.value ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
     case 'contains':
-      // `array @> array` (GIN-indexable); parse admits only columns whose type is an array.
-      return sql`${col} @> ARRAY[${filter.value}::${catalogType(column.compareElementType ?? column.compareType)}]`;
+      // `array @> array` (GIN-indexable); parse admits only columns whose type is an array. An
+      // untyped one-element array parameter takes the column's type (when it may not be named).
+      return column.compareType === null || column.compareElementType === null
+        ? sql`${col} @> ${[filter.value]}`
+        : sql`${col} @> ARRAY[${filter.value}::${catalogType(column.compareElementType)}]`;
     default:
       return assertNever(filter, 'filter');
   }
@@ -49,6 +52,8 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
  */
 function compileIn(col: Sql, column: Column, items: readonly string[]): Sql {
   if (column.compareListType !== null) return sql`${col} = ANY(${[...items]}::${catalogType(column.compareListType)})`;
+  // A type the role may not name: an untyped array parameter, typed by PostgreSQL after the column.
+  if (column.compareType === null) return sql`${col} = ANY(${[...items]})`;
   return sql`${col} = ANY(SELECT _in.v::${catalogType(column.compareType)} FROM unnest(${[...items]}::text[]) AS _in(v))`;
 }
 
