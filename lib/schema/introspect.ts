@@ -123,37 +123,42 @@ const typeName = (alias: string): string =>
 
 // Arrays (and domains over arrays) have typcategory 'A'; their element is typelem, or the base
 // type's typelem for a domain. The column's typmod applies to the element (varchar(10)[]).
-// compare_*: the type comparisons cast a caller's text to. A domain (over a domain...) is replaced
-// by its base type `b` (pg_type.typbasetype names the next type down, hence the recursion); `b` is
-// an array when it has an element and is not fixed-size (format_type's own test: point, name and
-// int2vector have typelem but are not arrays), and then its name is its element's name and `[]`.
-// Naming a type in a cast needs USAGE on its schema (a column can be read without it).
+// compare_*: the type comparisons cast a caller's text to (Column.compareType). A domain (over a
+// domain...) is replaced by its base type `b`: pg_type.typbasetype names the next type down, so
+// the chains of all domains are followed once, in `domain_chain`. `b` is an array when it has an
+// element and is not fixed-size (format_type's own test: point, name and int2vector have typelem
+// but are not arrays), and then its name is its element's name and `[]`. Naming a type in a cast
+// needs USAGE on its schema (reading the column does not). OFFSET 0 keeps the LATERAL subquery
+// whole, so PostgreSQL 14+ memoizes it by column type: it runs once per type, not per column.
 const COLUMNS_SQL = `
+WITH RECURSIVE domain_chain(oid, base) AS (
+  SELECT d.oid, d.typbasetype FROM pg_type d WHERE d.typtype = 'd'
+  UNION ALL
+  SELECT c.oid, d.typbasetype FROM domain_chain c JOIN pg_type d ON d.oid = c.base AND d.typtype = 'd')
 SELECT a.attrelid AS rel, a.attnum AS position, a.attname AS name,
        format_type(a.atttypid, a.atttypmod) AS type, a.atttypid AS type_oid, t.typcategory AS category,
        CASE WHEN t.typcategory = 'A'
             THEN format_type(COALESCE(NULLIF(t.typelem, 0), bt.typelem), a.atttypmod) END AS element_type,
        a.attnotnull AS not_null, a.atthasdef AS has_default,
        a.attidentity AS identity, a.attgenerated AS generated,
-       CASE WHEN e.oid IS NULL THEN ${typeName('b')} ELSE ${typeName('e')} || '[]' END AS compare_type,
-       CASE WHEN e.oid IS NOT NULL THEN ${typeName('e')} END AS compare_element_type,
-       e.oid IS NULL AND b.typarray <> 0 AS compare_has_array,
-       has_schema_privilege(COALESCE(en.oid, bn.oid), 'USAGE') AS compare_usable
+       k.compare_type, k.compare_element_type, k.compare_has_array, k.compare_usable
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
 CROSS JOIN LATERAL (
-  WITH RECURSIVE chain(oid, typtype, typbasetype) AS (
-    SELECT t.oid, t.typtype, t.typbasetype
-    UNION ALL
-    SELECT d.oid, d.typtype, d.typbasetype FROM chain JOIN pg_type d ON d.oid = chain.typbasetype WHERE chain.typtype = 'd')
-  SELECT chain.oid FROM chain WHERE chain.typtype <> 'd' LIMIT 1) AS base
-JOIN pg_type b ON b.oid = base.oid
-JOIN pg_namespace bn ON bn.oid = b.typnamespace
-LEFT JOIN pg_type e ON e.oid = b.typelem AND b.typelem <> 0 AND b.typstorage <> 'p'
-LEFT JOIN pg_namespace en ON en.oid = e.typnamespace
+  SELECT CASE WHEN e.oid IS NULL THEN ${typeName('b')} ELSE ${typeName('e')} || '[]' END AS compare_type,
+         CASE WHEN e.oid IS NOT NULL THEN ${typeName('e')} END AS compare_element_type,
+         e.oid IS NULL AND b.typarray <> 0 AS compare_has_array,
+         has_schema_privilege(COALESCE(en.oid, bn.oid), 'USAGE') AS compare_usable
+  FROM pg_type b
+  JOIN pg_namespace bn ON bn.oid = b.typnamespace
+  LEFT JOIN pg_type e ON e.oid = b.typelem AND b.typelem <> 0 AND b.typstorage <> 'p'
+  LEFT JOIN pg_namespace en ON en.oid = e.typnamespace
+  WHERE b.oid = COALESCE((SELECT dc.base FROM domain_chain dc JOIN pg_type x ON x.oid = dc.base AND x.typtype <> 'd'
+                          WHERE dc.oid = a.atttypid), a.atttypid)
+  OFFSET 0) AS k
 WHERE ${RELATION_FILTER}
   AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum`;
