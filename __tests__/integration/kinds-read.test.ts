@@ -353,6 +353,11 @@ describeFrom(150000, 'the kinds fixture (multiranges, security_invoker views)')(
       expect((await get(`/api/readings/${key('hall,north', '2024-05-01T10:00:00.123457Z')}`)).status).toBe(404);
     });
 
+    it('takes a literal + in the offset of a timestamptz key', async () => {
+      const res = await get('/api/readings/roof,2024-06-01T12:30:00+02:00?select=sensor,taken_at');
+      expect(res.body).toEqual({ data: { sensor: 'roof', taken_at: '2024-06-01T10:30:00+00:00' } });
+    });
+
     it('answers 400, not 500, for a key that does not parse or does not have two parts', async () => {
       const bad = await get(`/api/readings/${key('hall,north', 'not a time')}`);
       expect(bad.status).toBe(400);
@@ -428,7 +433,14 @@ describeFrom(150000, 'the kinds fixture (multiranges, security_invoker views)')(
       expect(ids(all.body)).toEqual(await expectedIds('true', 'pairs ASC NULLS LAST, id'));
     });
 
-    it('lists the keyless view under RLS; a cursor on it is a 400', async () => {
+    it('searches a domain over text by default, and an enum only when named in search_columns', async () => {
+      expect((await get('/api/gadgets?select=id&search=gamma')).body.data).toEqual([{ id: 3 }]);
+      expect((await get('/api/gadgets?select=id&search=happy')).body.data).toEqual([]);
+      expect(ids((await get('/api/gadgets?select=id&search=happy&search_columns=mood,name')).body)).toEqual(await expectedIds("mood = 'happy'"));
+    });
+
+    it('lists the keyless view under RLS; a cursor on it is a 400, and it has no /:id', async () => {
+      expect((await get('/api/gadget_cards/1')).status).toBe(404);
       const { rows } = await db.admin.query(`SELECT m.mood::text, m.n::int FROM kinds.gadget_moods AS m WHERE m.tenant_id = $1 ORDER BY m.mood NULLS LAST`, [TENANT_A]);
       const res = await get('/api/gadget_moods?select=mood,n&sort=mood');
       expect(res.body.data).toEqual(rows);

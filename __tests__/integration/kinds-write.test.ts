@@ -103,6 +103,12 @@ describeFrom(150000, 'the kinds fixture (multiranges, security_invoker views)')(
       expect(res.text).toBe(`{"data":${await adminJson('gadgets', 'id, pair, pairs, moods, grid', 'id = 101')}}`);
     });
 
+    it('ignores keys of a composite object that name no field (PostgreSQL jsonb_populate_record; documented)', async () => {
+      const res = await send('post', '/api/gadgets?returning=pair', { id: 102, name: 'extra', pair: { x: 1, nope: 2 } });
+      expect(res.status).toBe(201);
+      expect(res.body.data).toEqual({ pair: { x: 1, label: null } });
+    });
+
     it('inserts a batch atomically, in body order, returning composite and array columns', async () => {
       const res = await send('post', '/api/gadgets?returning=id,pair,moods,spans', [
         { id: 110, name: 'b1', pair: { x: 2, label: 'b' }, moods: ['ok'], spans: '{[1,2)}' },
