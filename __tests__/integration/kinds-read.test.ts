@@ -378,6 +378,22 @@ describeFrom(150000, 'the kinds fixture (multiranges, security_invoker views)')(
       expect((await get('/api/gadgets/6/readings')).status).toBe(404);
     });
 
+    it('lists the children of a row of the partitioned table by its (text, timestamptz) key, in any offset', async () => {
+      for (const at of ['2024-05-01T10:00:00.123456Z', '2024-05-01 12:00:00.123456+02']) {
+        const res = await get(`/api/readings/${enc('hall,north')},${enc(at)}/reading_notes?select=note&sort=id`);
+        expect(res.body.data).toEqual([{ note: 'first' }, { note: 'second' }]);
+      }
+      expect((await get(`/api/readings/cellar,${enc('2024-05-01T10:00:00.123456Z')}/reading_notes`)).status).toBe(404);
+    });
+
+    it('expands across the partitioned table both ways, composite and array values inline', async () => {
+      const forward = await get('/api/readings?select=sensor,gadget_id&expand=gadgets&sort=sensor,taken_at&limit=1');
+      expect(forward.status).toBe(200);
+      expect(forward.body.data[0]).toMatchObject({ sensor: 'hall,north', gadgets: { id: 1, pair: { x: 1, label: 'one' }, moods: ['happy', 'ok'] } });
+      const nested = await get('/api/gadgets/1?select=id&expand=nested:readings');
+      expect(nested.body.data.readings.map((r: { value: unknown }) => r.value)).toEqual([1.5, 'NaN']);
+    });
+
     it.each([
       ['fn=count&pair=eq.(1,one)', "json_build_object('fn', 'count', 'value', count(*) FILTER (WHERE pair = ROW(1, 'one')::kinds.pair))"],
       ['fn=count&moods=in.("{happy,ok}","{sad}")', "json_build_object('fn', 'count', 'value', count(*) FILTER (WHERE moods IN ('{happy,ok}', '{sad}')))"],
