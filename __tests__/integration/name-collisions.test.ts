@@ -127,6 +127,8 @@ describe('lists', () => {
       ['v=is_null', [2]],
       ['count.gt=10&_t=ne._t:A3', [2]],
       ['a=contains.A3', [3]],
+      // `in` on an array column unnests its items as `_in(v)`, beside columns named _in and v.
+      ['a=in.("{A1,all}","{A3,all}")', [1, 3]],
     ];
     for (const [query, keys] of cases) {
       const res = await get(`/api/_w?${query}`);

@@ -91,6 +91,8 @@ async function buildTemplate(adminUrl) {
     );
     const { num } = rows[0];
     version = rows[0].version;
+    // For tests that need a newer server than the harness (support/server-version.ts); workers inherit it.
+    process.env.TABLEGATE_TEST_SERVER_VERSION_NUM = String(num);
     if (num < 130000) throw new Error(`the integration tests need PostgreSQL 13 or later (DROP DATABASE ... WITH (FORCE)); found ${version}`);
     // A template database cannot be dropped: unmark the one a previous run left.
     const old = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [TEMPLATE_DB]);

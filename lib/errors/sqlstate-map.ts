@@ -32,7 +32,9 @@ export interface SqlstateRule {
  * - `row-scan`: own statement of a list, aggregate or `_explain` (filters and a limit narrow it);
  * - `json-operator`: own statement, and PostgreSQL's message names the type `json`;
  * - `unpopulated-matview`: a materialized view created or refreshed WITH NO DATA was read;
- * - `non-volatile-write`: a function not declared VOLATILE tried to write.
+ * - `non-volatile-write`: a function not declared VOLATILE tried to write;
+ * - `value-syntax`: own statement, and PostgreSQL's message names the type `tsvector`, `tsquery` or `jsonpath`
+ *   (their input functions report a value that does not parse as a syntax error).
  */
 export type SqlstateCause =
   | 'in-function'
@@ -43,7 +45,8 @@ export type SqlstateCause =
   | 'row-scan'
   | 'json-operator'
   | 'unpopulated-matview'
-  | 'non-volatile-write';
+  | 'non-volatile-write'
+  | 'value-syntax';
 
 export type SqlstateRow = SqlstateRule | readonly SqlstateRule[];
 
@@ -93,6 +96,10 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRow>> = {
     { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type." },
   ], // undefined_function
   '42804': [FUNCTION_BODY, { code: 'PARSE_ERROR', message: "The value does not fit the column's type." }], // datatype_mismatch
+  // The input functions of tsvector, tsquery and jsonpath report a value that does not parse as a
+  // syntax error: the caller's value. Any other syntax error stays unmapped. Not passed through: a
+  // syntax error message may quote SQL text.
+  '42601': [FUNCTION_BODY, { when: 'value-syntax', code: 'VALIDATION_ERROR', message: "A value could not be read as the column's type (PostgreSQL reported a syntax error in it)." }], // syntax_error
   // A batch upsert that proposes the same conflict key twice ("ON CONFLICT DO UPDATE command cannot affect row a second time").
   // Otherwise, e.g. a view or function whose scalar subquery returned several rows: no upsert hint.
   '21000': [

@@ -51,6 +51,9 @@ function toColumn(raw: RawColumn): Column {
     hasDefault: raw.hasDefault || identity !== '',
     identity,
     generated: raw.generated !== '',
+    compareType: raw.compareUsable ? raw.compareType : null,
+    compareElementType: raw.compareElementType,
+    compareListType: raw.compareUsable && raw.compareElementType === null && raw.compareHasArray ? `${raw.compareType}[]` : null,
   };
 }
 

@@ -40,6 +40,14 @@ export interface RawColumn {
   readonly identity: string;
   /** `pg_attribute.attgenerated`: '' when not generated, 's' stored, 'v' virtual (PostgreSQL 18). */
   readonly generated: string;
+  /** The type a text value is cast to for comparisons with the column (see `Column.compareType`). */
+  readonly compareType: string;
+  /** The element type of `compareType` when that is an array, else null. */
+  readonly compareElementType: string | null;
+  /** `compareType` is not an array and has an array type (`pg_type.typarray`). */
+  readonly compareHasArray: boolean;
+  /** The discovering role (the gateway's) may name `compareType`: USAGE on the schema it is in. */
+  readonly compareUsable: boolean;
 }
 
 export interface RawConstraint {
@@ -106,20 +114,51 @@ JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE ${RELATION_FILTER}
 ORDER BY array_position($1::text[], n.nspname::text), c.relname`;
 
+// The name of a type for a cast, without a type modifier: format_type(oid, -1) for pg_catalog
+// types (it writes "bit" and bpchar, which keep a cast from meaning bit(1) or character(1)),
+// schema.name for any other (so the name resolves the same whatever the search_path).
+const typeName = (alias: string): string =>
+  `CASE WHEN ${alias}n.nspname = 'pg_catalog' THEN format_type(${alias}.oid, -1)
+        ELSE quote_ident(${alias}n.nspname) || '.' || quote_ident(${alias}.typname) END`;
+
 // Arrays (and domains over arrays) have typcategory 'A'; their element is typelem, or the base
 // type's typelem for a domain. The column's typmod applies to the element (varchar(10)[]).
+// compare_*: the type comparisons cast a caller's text to (Column.compareType). A domain (over a
+// domain...) is replaced by its base type `b`: pg_type.typbasetype names the next type down, so
+// the chains of all domains are followed once, in `domain_chain`. `b` is an array when it has an
+// element and is not fixed-size (format_type's own test: point, name and int2vector have typelem
+// but are not arrays), and then its name is its element's name and `[]`. Naming a type in a cast
+// needs USAGE on its schema (reading the column does not). OFFSET 0 keeps the LATERAL subquery
+// whole, so PostgreSQL 14+ memoizes it by column type: it runs once per type, not per column.
 const COLUMNS_SQL = `
+WITH RECURSIVE domain_chain(oid, base) AS (
+  SELECT d.oid, d.typbasetype FROM pg_type d WHERE d.typtype = 'd'
+  UNION ALL
+  SELECT c.oid, d.typbasetype FROM domain_chain c JOIN pg_type d ON d.oid = c.base AND d.typtype = 'd')
 SELECT a.attrelid AS rel, a.attnum AS position, a.attname AS name,
        format_type(a.atttypid, a.atttypmod) AS type, a.atttypid AS type_oid, t.typcategory AS category,
        CASE WHEN t.typcategory = 'A'
             THEN format_type(COALESCE(NULLIF(t.typelem, 0), bt.typelem), a.atttypmod) END AS element_type,
        a.attnotnull AS not_null, a.atthasdef AS has_default,
-       a.attidentity AS identity, a.attgenerated AS generated
+       a.attidentity AS identity, a.attgenerated AS generated,
+       k.compare_type, k.compare_element_type, k.compare_has_array, k.compare_usable
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
+CROSS JOIN LATERAL (
+  SELECT CASE WHEN e.oid IS NULL THEN ${typeName('b')} ELSE ${typeName('e')} || '[]' END AS compare_type,
+         CASE WHEN e.oid IS NOT NULL THEN ${typeName('e')} END AS compare_element_type,
+         e.oid IS NULL AND b.typarray <> 0 AS compare_has_array,
+         has_schema_privilege(COALESCE(en.oid, bn.oid), 'USAGE') AS compare_usable
+  FROM pg_type b
+  JOIN pg_namespace bn ON bn.oid = b.typnamespace
+  LEFT JOIN pg_type e ON e.oid = b.typelem AND b.typelem <> 0 AND b.typstorage <> 'p'
+  LEFT JOIN pg_namespace en ON en.oid = e.typnamespace
+  WHERE b.oid = COALESCE((SELECT dc.base FROM domain_chain dc JOIN pg_type x ON x.oid = dc.base AND x.typtype <> 'd'
+                          WHERE dc.oid = a.atttypid), a.atttypid)
+  OFFSET 0) AS k
 WHERE ${RELATION_FILTER}
   AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum`;
@@ -225,6 +264,10 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
         hasDefault: r.has_default === true,
         identity: str(r.identity),
         generated: str(r.generated),
+        compareType: str(r.compare_type),
+        compareElementType: r.compare_element_type === null || r.compare_element_type === undefined ? null : str(r.compare_element_type),
+        compareHasArray: r.compare_has_array === true,
+        compareUsable: r.compare_usable === true,
       }),
     ),
     constraints: constraints.rows.map(

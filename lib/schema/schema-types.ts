@@ -20,6 +20,19 @@ export interface Column {
   readonly identity: '' | 'a' | 'd';
   /** Generated (stored) column: never writable. */
   readonly generated: boolean;
+  /**
+   * The type a caller's text value is cast to when it is compared with this column (filters,
+   * keys, cursors): the column's type without its modifier, a domain replaced by its base type,
+   * schema-qualified unless it is a pg_catalog type. A name PostgreSQL parses back to that type,
+   * e.g. `integer`, `"bit"`, `kinds.pair`, `kinds.mood[]`; never `record`. Null when the
+   * gateway's role may not name it (no USAGE on its schema): values are then bound untyped and
+   * PostgreSQL infers their type from the column. docs/querying.md#column-types
+   */
+  readonly compareType: string | null;
+  /** When the column's type is an array: its element type, in the same form (`contains`); else null. */
+  readonly compareElementType: string | null;
+  /** `compareType[]`, when `compareType` is named, not an array and has an array type (`in` binds its list as it); else null. */
+  readonly compareListType: string | null;
 }
 
 export interface UniqueKey {

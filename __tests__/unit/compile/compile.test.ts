@@ -29,7 +29,7 @@ describe('compile list', () => {
   it('builds the page JSON in PostgreSQL with bound filters, order and paging', () => {
     const q = compileQuery('status=paid&total.gte=10&select=id,total&sort=-total&limit=20&offset=40');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."total"::text, _p."id"::text)))[count(*)]::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1 AND _t."total" >= $2 ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."total"::text, _p."id"::text)))[count(*)]::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1::text AND _t."total" >= $2::numeric ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
     );
     expect(q.values).toEqual(['paid', '10', 20, 40]);
   });
@@ -43,8 +43,8 @@ describe('compile list', () => {
 
   it('compiles every operator to a parameterised condition', () => {
     const q = compileQuery('status=in.(a,b)&notes=like.x*&notes.ilike=*Y&total=is_null&placed_at.is_null=false&tags=contains.vip&id=ne.3&id.lt=9&id.lte=8&id.gt=1');
-    expect(q.text).toContain('_t."status" = ANY($1) AND _t."notes"::text LIKE $2 AND _t."notes"::text ILIKE $3 AND _t."total" IS NULL AND _t."placed_at" IS NOT NULL AND _t."tags" @> $4 AND _t."id" <> $5 AND _t."id" < $6 AND _t."id" <= $7 AND _t."id" > $8');
-    expect(q.values.slice(0, 8)).toEqual([['a', 'b'], 'x%', '%Y', ['vip'], '3', '9', '8', '1']);
+    expect(q.text).toContain('_t."status" = ANY($1::text[]) AND _t."notes"::text LIKE $2 AND _t."notes"::text ILIKE $3 AND _t."total" IS NULL AND _t."placed_at" IS NOT NULL AND _t."tags" @> ARRAY[$4::text] AND _t."id" <> $5::bigint AND _t."id" < $6::bigint AND _t."id" <= $7::bigint AND _t."id" > $8::bigint');
+    expect(q.values.slice(0, 8)).toEqual([['a', 'b'], 'x%', '%Y', 'vip', '3', '9', '8', '1']);
   });
 
   it('uses websearch_to_tsquery over the text columns, with an optional bound config', () => {
@@ -57,41 +57,41 @@ describe('compile list', () => {
   it('adds a keyset condition for a cursor, null-aware for nullable keys', () => {
     const order = parseList(orders, [['sort', '-total']], config, cursors).order;
     const q = compileQuery(`sort=-total&cursor=${cursors.encode(orders, order, ['12.50', '7'])}`);
-    expect(q.text).toContain('WHERE ((_t."total" < $1) OR (_t."total" = $2 AND _t."id" > $3))');
+    expect(q.text).toContain('WHERE ((_t."total" < $1::numeric) OR (_t."total" = $2::numeric AND _t."id" > $3::bigint))');
     expect(q.values.slice(0, 3)).toEqual(['12.50', '12.50', '7']);
     const nullKey = compileQuery(`sort=-total&cursor=${cursors.encode(orders, order, [null, '7'])}`);
-    expect(nullKey.text).toContain('WHERE ((_t."total" IS NOT NULL) OR (_t."total" IS NULL AND _t."id" > $1))');
+    expect(nullKey.text).toContain('WHERE ((_t."total" IS NOT NULL) OR (_t."total" IS NULL AND _t."id" > $1::bigint))');
   });
 
   it('uses a row comparison when every key is non-null and sorted one way', () => {
     const order = parseList(orders, [['sort', 'placed_at']], config, cursors).order;
     const q = compileQuery(`sort=placed_at&cursor=${cursors.encode(orders, order, ['2024-01-01', '5'])}`);
-    expect(q.text).toContain('WHERE (_t."placed_at", _t."id") > ($1, $2)');
+    expect(q.text).toContain('WHERE (_t."placed_at", _t."id") > ($1::timestamp with time zone, $2::bigint)');
   });
 
   it('pages distinct values of one column and counts them on request', () => {
     const q = compileQuery('distinct=status&status=ne.x&count=exact');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."status"::text)))[count(*)]::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."status"::text)))[count(*)]::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1::text) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2::text) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
     );
   });
 
   it('counts the filtered rows for count=exact (regression: total ignored the filters)', () => {
     const q = compileQuery('status=paid&count=exact');
-    expect(q.text).toContain(', (SELECT count(*) FROM "public"."orders" AS _t WHERE _t."status" = $1)::text FROM');
+    expect(q.text).toContain(', (SELECT count(*) FROM "public"."orders" AS _t WHERE _t."status" = $1::text)::text FROM');
     expect(q.values[0]).toBe('paid');
   });
 
   it('quotes hostile identifiers from the schema cache', () => {
     const q = compileQuery('select="a""b","col with space",naïve_ünïcode&select.eq=x', weird);
-    expect(q.text).toContain('FROM "public"."we""ird table" AS _t CROSS JOIN LATERAL (SELECT _t."a""b", _t."col with space", _t."naïve_ünïcode") AS _r WHERE _t."select" = $1');
+    expect(q.text).toContain('FROM "public"."we""ird table" AS _t CROSS JOIN LATERAL (SELECT _t."a""b", _t."col with space", _t."naïve_ünïcode") AS _r WHERE _t."select" = $1::text');
   });
 });
 
 describe('compile get', () => {
   it('matches every key column, composite keys in key order', () => {
     const q = compileSql(compileGet({ kind: 'get', table: orderTags, select: orderTags.columns, explicitSelect: false, key: parseKey(orderTags, '5,a%2Cb'), expand: [] }));
-    expect(q.text).toBe('SELECT to_json(_r.*)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1 AND _t."tag" = $2');
+    expect(q.text).toBe('SELECT to_json(_r.*)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1::bigint AND _t."tag" = $2::text');
     expect(q.values).toEqual(['5', 'a,b']);
   });
 });

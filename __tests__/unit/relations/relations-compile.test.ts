@@ -39,7 +39,7 @@ describe('compile list with expand', () => {
   it('limits the page first, then adds one correlated subquery per relation (direct shape), FK column kept internal', () => {
     const q = listSql('select=id,status&expand=user,nested:order_items&status=paid&limit=20');
     expect(q.text).toBe(
-      `SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, (array_agg(json_build_array(_p."id"::text)))[count(*)]::text FROM (SELECT _q."id", _q."status", ${USER}, ${ITEMS} FROM (SELECT _t."id", _t."status", _t."user_id" FROM "public"."orders" AS _t WHERE _t."status" = $1 ORDER BY _t."id" ASC NULLS LAST LIMIT $2 OFFSET $3) AS _q) AS _p`,
+      `SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, (array_agg(json_build_array(_p."id"::text)))[count(*)]::text FROM (SELECT _q."id", _q."status", ${USER}, ${ITEMS} FROM (SELECT _t."id", _t."status", _t."user_id" FROM "public"."orders" AS _t WHERE _t."status" = $1::text ORDER BY _t."id" ASC NULLS LAST LIMIT $2 OFFSET $3) AS _q) AS _p`,
     );
     expect(q.values).toEqual(['paid', 20, 0]);
   });
@@ -67,7 +67,7 @@ describe('compile get with expand', () => {
   it('adds the expansions to the LATERAL row of the single-row read', () => {
     const command = parseGet(orders, request('orders/7', 'select=id&expand=user'));
     expect(compileSql(compileGet(command)).text).toBe(
-      `SELECT to_json(_r.*)::text FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."id", ${USER.replace(/_q\./g, '_t.')}) AS _r WHERE _t."id" = $1`,
+      `SELECT to_json(_r.*)::text FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."id", ${USER.replace(/_q\./g, '_t.')}) AS _r WHERE _t."id" = $1::bigint`,
     );
   });
 
@@ -82,7 +82,7 @@ describe('child route', () => {
     expect(command.table).toBe(orders);
     const q = compileSql(compileList(command, undefined));
     expect(q.text).toBe(
-      `SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, (array_agg(json_build_array(_p."id"::text)))[count(*)]::text, (SELECT count(*) FROM "public"."orders" AS _t WHERE _t."user_id" = $1)::text, (EXISTS (SELECT 1 FROM "public"."users" AS _pa WHERE _pa."id" = $2))::text FROM (SELECT _t."id" FROM "public"."orders" AS _t WHERE _t."user_id" = $3 ORDER BY _t."id" ASC NULLS LAST LIMIT $4 OFFSET $5) AS _p`,
+      `SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, (array_agg(json_build_array(_p."id"::text)))[count(*)]::text, (SELECT count(*) FROM "public"."orders" AS _t WHERE _t."user_id" = $1::integer)::text, (EXISTS (SELECT 1 FROM "public"."users" AS _pa WHERE _pa."id" = $2::integer))::text FROM (SELECT _t."id" FROM "public"."orders" AS _t WHERE _t."user_id" = $3::integer ORDER BY _t."id" ASC NULLS LAST LIMIT $4 OFFSET $5) AS _p`,
     );
     expect(q.values).toEqual(['1', '1', '1', 100, 0]);
     expect(listColumns(command)).toEqual({ data: 0, count: 1, lastKey: 2, total: 3, parentVisible: 4 });
@@ -114,7 +114,7 @@ describe('child route', () => {
 describe('aggregate', () => {
   it('builds the JSON in PostgreSQL with the names bound as parameters', () => {
     const q = compileSql(compileAggregate(parseAggregate(orders, [['fn', 'sum'], ['column', 'total'], ['status', 'paid']]), undefined));
-    expect(q.text).toBe(`SELECT json_build_object('fn', $1::text, 'column', $2::text, 'value', sum(_t."total"))::text FROM "public"."orders" AS _t WHERE _t."status" = $3`);
+    expect(q.text).toBe(`SELECT json_build_object('fn', $1::text, 'column', $2::text, 'value', sum(_t."total"))::text FROM "public"."orders" AS _t WHERE _t."status" = $3::text`);
     expect(q.values).toEqual(['sum', 'total', 'paid']);
     expect(compileSql(compileAggregate(parseAggregate(orders, [['fn', 'count']]), undefined)).text).toBe(
       `SELECT json_build_object('fn', 'count', 'value', count(*))::text FROM "public"."orders" AS _t`,

@@ -18,6 +18,10 @@ function column(relationOid: number, position: number, name: string, type = 'int
     hasDefault: false,
     identity: '',
     generated: '',
+    compareType: type,
+    compareElementType: null,
+    compareHasArray: true,
+    compareUsable: true,
     ...extra,
   };
 }
@@ -187,6 +191,32 @@ describe('buildSchemaCache', () => {
     expect(orders.columnsByName.get('tags')).toMatchObject({ category: 'A', elementType: 'text', nullable: true });
     expect(orders.rlsEnabled).toBe(true);
     expect(orders.rlsForced).toBe(false);
+  });
+
+  test('derives the comparison types: the list type of a non-array, none for an array or a type the role may not name', () => {
+    const cache = buildSchemaCache(
+      {
+        relations: [relation(30, 'app', 'kinds')],
+        columns: [
+          column(30, 1, 'pair', 'app.pair', { compareType: 'app.pair' }),
+          column(30, 2, 'moods', 'app.mood[]', { category: 'A', compareType: 'app.mood[]', compareElementType: 'app.mood', compareHasArray: false }),
+          column(30, 3, 'vec', 'int2vector', { category: 'A', compareType: 'int2vector', compareHasArray: false }),
+          column(30, 4, 'hue', 'hidden.hue', { compareType: 'hidden.hue', compareUsable: false }),
+        ],
+        constraints: [],
+        functions: [],
+      },
+      ['app'],
+    );
+    const columns = cache.tablesByName.get('kinds')!.columnsByName;
+    const compare = (name: string) => {
+      const c = columns.get(name)!;
+      return [c.compareType, c.compareElementType, c.compareListType];
+    };
+    expect(compare('pair')).toEqual(['app.pair', null, 'app.pair[]']);
+    expect(compare('moods')).toEqual(['app.mood[]', 'app.mood', null]);
+    expect(compare('vec')).toEqual(['int2vector', null, null]);
+    expect(compare('hue')).toEqual([null, null, null]);
   });
 
   test('keeps only input arguments of a function and marks trailing defaults', () => {

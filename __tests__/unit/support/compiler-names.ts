@@ -259,7 +259,7 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
   const listShapes = (path: string): Call[] => [
     get(path),
     get(path, 'select=Qname&sort=-Qamount&limit=5'),
-    get(path, 'count=exact&Qname=eq.a&Qname=ne.b&Qamount=gt.1&Qamount=gte.1&Qamount=lt.9&Qamount=lte.9&Qname=in.(a,b)&Qname=like.a*&Qname=ilike.*B&Qamount=is_null&Qcode.is_null=false&Qtags=contains.x'),
+    get(path, 'count=exact&Qname=eq.a&Qname=ne.b&Qamount=gt.1&Qamount=gte.1&Qamount=lt.9&Qamount=lte.9&Qname=in.(a,b)&Qname=like.a*&Qname=ilike.*B&Qamount=is_null&Qcode.is_null=false&Qtags=contains.x&Qtags=in.("{a,b}","{c}")'),
     get(path, 'distinct=Qname&count=exact'),
     get(path, 'search=a b'),
     get(path, 'search=a&search_columns=Qname', { searchConfig: 'english' }),

@@ -17,6 +17,9 @@ export function makeTable(name: string, specs: ColumnSpec[], primaryKey: string[
     hasDefault: false,
     identity: '',
     generated: false,
+    compareType: type.replace(/\(.*\)/, ''),
+    compareElementType: type.endsWith('[]') ? type.slice(0, -2) : null,
+    compareListType: type.endsWith('[]') ? null : `${type.replace(/\(.*\)/, '')}[]`,
     ...extra,
   }));
   const byName = new Map(columns.map((c) => [c.name, c]));

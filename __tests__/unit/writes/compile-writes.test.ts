@@ -65,7 +65,7 @@ describe('compileUpdate / compileDelete', () => {
     const body = '{"name":"x","qty":2}';
     const q = compileSql(compileUpdate(parseUpdate(items, writeRequest('PATCH', body, { id: '7', query: 'returning=qty' }), config)));
     expect(q.text).toBe(
-      `WITH _w AS (UPDATE ${T} AS _t SET "name" = _r."name", "qty" = _r."qty" FROM jsonb_populate_record(NULL::${T}, $1::jsonb) AS _r WHERE _t."id" = $2 RETURNING _t."qty") ` +
+      `WITH _w AS (UPDATE ${T} AS _t SET "name" = _r."name", "qty" = _r."qty" FROM jsonb_populate_record(NULL::${T}, $1::jsonb) AS _r WHERE _t."id" = $2::bigint RETURNING _t."qty") ` +
         'SELECT (json_agg(_p.*) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT _w."qty") AS _p',
     );
     expect(q.values).toEqual([body, '7']);
@@ -73,7 +73,7 @@ describe('compileUpdate / compileDelete', () => {
 
   it('deletes by key, reading no column without returning', () => {
     const q = compileSql(compileDelete(parseDelete(items, writeRequest('DELETE', undefined, { id: '7' }))));
-    expect(q.text).toBe(`WITH _w AS (DELETE FROM ${T} AS _t WHERE _t."id" = $1 RETURNING NULL) SELECT (json_agg(_p.*) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT ) AS _p`);
+    expect(q.text).toBe(`WITH _w AS (DELETE FROM ${T} AS _t WHERE _t."id" = $1::bigint RETURNING NULL) SELECT (json_agg(_p.*) -> 0)::text, count(*)::text FROM _w CROSS JOIN LATERAL (SELECT ) AS _p`);
     expect(q.values).toEqual(['7']);
     const returning = compileSql(compileDelete(parseDelete(items, writeRequest('DELETE', undefined, { id: '7', query: 'returning=sku' }))));
     expect(returning.text).toContain('RETURNING _t."sku"');

@@ -4,7 +4,9 @@
  * this condition and ORDER BY cannot disagree).
  */
 import type { SortKey } from '../../command/command';
+import type { Column } from '../../schema/schema-types';
 import { ident, join, sql, type Sql } from '../../sql/sql';
+import { typedValue } from './typed-value';
 
 export function compileOrderBy(alias: Sql, order: readonly SortKey[]): Sql {
   return join(order.map((k) => sql`${alias}.${ident(k.column.name)} ${k.descending ? sql`DESC NULLS FIRST` : sql`ASC NULLS LAST`}`));
@@ -16,21 +18,24 @@ export function compileAfterCursor(alias: Sql, order: readonly SortKey[], values
   if (sameDirection && order.every((k) => !k.column.nullable) && values.every((v) => v !== null)) {
     // Row comparison: one index range scan on a matching composite index.
     const op = order[0]?.descending ? sql`<` : sql`>`;
-    return sql`(${join(cols)}) ${op} (${join(values.map((v) => sql`${v}`))})`;
+    return sql`(${join(cols)}) ${op} (${join(values.map((v, i) => typedValue(order[i]!.column, v!)))})`;
   }
   const branches: Sql[] = order.map((key, i) => {
-    const equalBefore = order.slice(0, i).map((_, j) => equal(cols[j]!, values[j] ?? null));
+    const equalBefore = order.slice(0, i).map((k, j) => equal(cols[j]!, k.column, values[j] ?? null));
     return join([...equalBefore, after(cols[i]!, key, values[i] ?? null)], sql` AND `);
   });
   return sql`(${join(branches.map((b) => sql`(${b})`), sql` OR `)})`;
 }
 
-function equal(col: Sql, v: string | null): Sql {
-  return v === null ? sql`${col} IS NULL` : sql`${col} = ${v}`;
+// The values are the `::text` of the last row's keys; cast back to each key's type they compare
+// exactly as the row did (composites, arrays and ranges included).
+function equal(col: Sql, column: Column, v: string | null): Sql {
+  return v === null ? sql`${col} IS NULL` : sql`${col} = ${typedValue(column, v)}`;
 }
 
 function after(col: Sql, key: SortKey, v: string | null): Sql {
-  if (key.descending) return v === null ? sql`${col} IS NOT NULL` : sql`${col} < ${v}`;
+  if (key.descending) return v === null ? sql`${col} IS NOT NULL` : sql`${col} < ${typedValue(key.column, v)}`;
   if (v === null) return sql`false`;
-  return key.column.nullable ? sql`(${col} > ${v} OR ${col} IS NULL)` : sql`${col} > ${v}`;
+  const value = typedValue(key.column, v);
+  return key.column.nullable ? sql`(${col} > ${value} OR ${col} IS NULL)` : sql`${col} > ${value}`;
 }

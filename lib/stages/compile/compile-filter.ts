@@ -1,30 +1,32 @@
 /**
- * Filters -> WHERE conditions. Values stay text and are bound as parameters; PostgreSQL infers
- * each parameter's type from the column it is compared with and parses it with that type's
- * input function, so `id=abc` on an integer is a VALIDATION_ERROR from PostgreSQL, not ours.
+ * Filters -> WHERE conditions. Values stay text and are bound as parameters, each cast to the
+ * column's comparison type (`typedValue`), so PostgreSQL parses it with that type's input
+ * function: `id=abc` on an integer is a VALIDATION_ERROR from PostgreSQL, not ours.
  */
 import type { Filter, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
-import { ident, join, sql, type Sql } from '../../sql/sql';
+import type { Column } from '../../schema/schema-types';
+import { catalogType, ident, join, sql, type Sql } from '../../sql/sql';
+import { typedValue } from './typed-value';
 
 export function compileFilter(alias: Sql, filter: Filter): Sql {
-  const col = sql`${alias}.${ident(filter.column.name)}`;
+  const { column } = filter;
+  const col = sql`${alias}.${ident(column.name)}`;
   switch (filter.op) {
     case 'eq':
-      return sql`${col} = ${filter.value}`;
+      return sql`${col} = ${typedValue(column, filter.value)}`;
     case 'ne':
-      return sql`${col} <> ${filter.value}`;
+      return sql`${col} <> ${typedValue(column, filter.value)}`;
     case 'gt':
-      return sql`${col} > ${filter.value}`;
+      return sql`${col} > ${typedValue(column, filter.value)}`;
     case 'gte':
-      return sql`${col} >= ${filter.value}`;
+      return sql`${col} >= ${typedValue(column, filter.value)}`;
     case 'lt':
-      return sql`${col} < ${filter.value}`;
+      return sql`${col} < ${typedValue(column, filter.value)}`;
     case 'lte':
-      return sql`${col} <= ${filter.value}`;
+      return sql`${col} <= ${typedValue(column, filter.value)}`;
     case 'in':
-      // One array parameter, typed as the column's array type: any list length, one plan.
-      return sql`${col} = ANY(${[...filter.value]})`;
+      return compileIn(col, column, filter.value);
     case 'like':
       return sql`${col}::text LIKE ${filter.value}`;
     case 'ilike':
@@ -32,11 +34,27 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
     case 'is_null':
       return filter.value ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
     case 'contains':
-      // `array @> array`: the one-element parameter takes the column's array type (GIN-indexable).
-      return sql`${col} @> ${[filter.value]}`;
+      // `array @> array` (GIN-indexable); parse admits only columns whose type is an array. An
+      // untyped one-element array parameter takes the column's type (when it may not be named).
+      return column.compareType === null || column.compareElementType === null
+        ? sql`${col} @> ${[filter.value]}`
+        : sql`${col} @> ARRAY[${filter.value}::${catalogType(column.compareElementType)}]`;
     default:
       return assertNever(filter, 'filter');
   }
+}
+
+/**
+ * `in`: one parameter whatever the list length, so one SQL text and one plan. Usually the list is
+ * bound as an array of the column's type (`= ANY($1::kinds.mood[])`, index-friendly). An array
+ * column has no such type (PostgreSQL has no arrays of arrays: `text[][]` is `text[]`), nor has a
+ * type without an array type: then the list is bound as text[] and each item is cast on its own.
+ */
+function compileIn(col: Sql, column: Column, items: readonly string[]): Sql {
+  if (column.compareListType !== null) return sql`${col} = ANY(${[...items]}::${catalogType(column.compareListType)})`;
+  // A type the role may not name: an untyped array parameter, typed by PostgreSQL after the column.
+  if (column.compareType === null) return sql`${col} = ANY(${[...items]})`;
+  return sql`${col} = ANY(SELECT _in.v::${catalogType(column.compareType)} FROM unnest(${[...items]}::text[]) AS _in(v))`;
 }
 
 /** The WHERE conditions of a list or aggregate: its filters and a policy's, ANDed, and its search. */
@@ -51,8 +69,8 @@ export function compileConditions(
 }
 
 /** `<key conditions> AND <row filters>` for the statements that address one row by key. */
-export function compileKeyed(alias: Sql, key: readonly { readonly column: { readonly name: string }; readonly value: string }[], rowFilters: readonly Filter[] | undefined): Sql {
-  const conditions = [...key.map(({ column, value }) => sql`${alias}.${ident(column.name)} = ${value}`), ...(rowFilters ?? []).map((f) => compileFilter(alias, f))];
+export function compileKeyed(alias: Sql, key: readonly { readonly column: Column; readonly value: string }[], rowFilters: readonly Filter[] | undefined): Sql {
+  const conditions = [...key.map(({ column, value }) => sql`${alias}.${ident(column.name)} = ${typedValue(column, value)}`), ...(rowFilters ?? []).map((f) => compileFilter(alias, f))];
   return join(conditions, sql` AND `);
 }
 

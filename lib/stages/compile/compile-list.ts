@@ -14,6 +14,7 @@ import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
 import { correlatedColumns, expansionColumns } from './compile-expand';
 import { compileConditions, compileKeyed } from './compile-filter';
+import { typedValue } from './typed-value';
 
 const t = sql`_t`;
 const q = sql`_q`;
@@ -92,7 +93,10 @@ function compileParentCondition(row: Sql, parent: ParentScope): Sql {
   const byKey = fk.referencedColumns.every((r) => parent.key.some((k) => k.column === r)) && fk.referencedColumns.length === parent.key.length;
   if (byKey) {
     return join(
-      fk.columns.map((c, i) => sql`${row}.${ident(c.name)} = ${parent.key.find((k) => k.column === fk.referencedColumns[i])!.value}`),
+      fk.columns.map((c, i) => {
+        const key = parent.key.find((k) => k.column === fk.referencedColumns[i])!;
+        return sql`${row}.${ident(c.name)} = ${typedValue(key.column, key.value)}`;
+      }),
       sql` AND `,
     );
   }

@@ -35,6 +35,11 @@ export function parseValueStyle(column: Column, raw: string): Filter {
 }
 
 function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'): Filter {
+  if (column.compareType === null && needsTypeName(column, op)) {
+    throw new GatewayError('PARSE_ERROR', `Column \`${column.name}\` is ${column.type}, a type the gateway's database role may not name, so \`${op}\` cannot compare values with it.`, {
+      hint: "Grant the gateway's role USAGE on the schema of the column's type.",
+    });
+  }
   switch (op) {
     case 'in': {
       let list = raw;
@@ -54,7 +59,8 @@ function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'
     case 'ilike':
       return { column, op, value: likePattern(raw) };
     case 'contains':
-      if (column.category !== 'A') {
+      // A true array: int2vector, oidvector and the like have category 'A' but no `@>`.
+      if (column.compareElementType === null) {
         throw new GatewayError('PARSE_ERROR', `The \`contains\` filter needs an array column; \`${column.name}\` is ${column.type}.`);
       }
       return { column, op, value: raw };
@@ -68,6 +74,16 @@ function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'
       if (column.type === 'json') throw new GatewayError('PARSE_ERROR', `Column \`${column.name}\` is json, which cannot be compared; store it as jsonb to filter on it.`);
       return { column, op, value: raw };
   }
+}
+
+/**
+ * Comparisons PostgreSQL cannot type from the column alone: a composite value would be read as an
+ * anonymous record, and an `in` list of arrays would need an array-of-arrays type. They need the
+ * cast to the column's type (docs/querying.md#column-types).
+ */
+function needsTypeName(column: Column, op: FilterOp): boolean {
+  if (op === 'in' && column.compareElementType !== null) return true;
+  return column.category === 'C' && op !== 'like' && op !== 'ilike' && op !== 'is_null';
 }
 
 /** `*` is the only wildcard (gateway spec); `%`, `_` and `\` in the value are literal. */
