@@ -4,6 +4,7 @@
  */
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { ruleForSqlstate } from '../errors/sqlstate-map';
+import { ConnectionPolicyError, GssCircuitOpenError } from './connection/connection-policy-error';
 
 interface DatabaseErrorLike {
   code?: unknown;
@@ -18,6 +19,8 @@ const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND',
 /** Returns undefined when the error is not one the table knows: the caller masks it. */
 export function toGatewayError(err: unknown): GatewayError | undefined {
   if (isGatewayError(err)) return err;
+  const policy = connectionPolicyError(err);
+  if (policy) return policy;
   const e = (err ?? {}) as DatabaseErrorLike;
   const code = typeof e.code === 'string' ? e.code : '';
   if (/^[0-9A-Z]{5}$/.test(code)) {
@@ -33,6 +36,27 @@ export function toGatewayError(err: unknown): GatewayError | undefined {
   const message = typeof e.message === 'string' ? e.message : '';
   if (connectionErrorCodes.has(code) || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message)) {
     return new GatewayError('SERVICE_UNAVAILABLE', 'The database is unavailable.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
+  }
+  return undefined;
+}
+
+/**
+ * Connection-policy refusals, the open GSS circuit and TLS failures are the database being
+ * unavailable to this gateway (503), never a 500; the detail stays in `cause` and the log.
+ */
+function connectionPolicyError(err: unknown): GatewayError | undefined {
+  if (err instanceof GssCircuitOpenError) {
+    const seconds = String(Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The database is unavailable: its GSSAPI connections keep failing, so new ones are paused.', { headers: { 'Retry-After': seconds }, hint: 'Retry after the time in Retry-After.', cause: err });
+  }
+  if (err instanceof ConnectionPolicyError) {
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway could not authenticate to the database.', { headers: { 'Retry-After': '5' }, hint: 'Retry later.', cause: err });
+  }
+  const e = (err ?? {}) as DatabaseErrorLike;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (/^ERR_(TLS|SSL)_|CERT|SELF_SIGNED|UNABLE_TO_/.test(code) || /does not support SSL connections|error establishing an SSL connection/.test(message)) {
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The database connection failed.', { headers: { 'Retry-After': '5' }, hint: 'Retry later.', cause: err });
   }
   return undefined;
 }
