@@ -18,7 +18,8 @@ interface KerberosBinding {
   readonly GSS_C_SEQUENCE_FLAG: number;
 }
 interface KerberosClient {
-  step(challenge: string): Promise<string>;
+  /** The base64 token to send; null (or empty) when there is nothing to send. */
+  step(challenge: string): Promise<string | null>;
   readonly contextComplete: boolean;
 }
 
@@ -51,7 +52,7 @@ export function createKrb5Provider(env: NodeJS.ProcessEnv, load: () => unknown =
       return {
         step: async (challenge) => {
           const response = await client.step(challenge === undefined ? '' : Buffer.from(challenge).toString('base64'));
-          return Buffer.from(response, 'base64');
+          return response ? Buffer.from(response, 'base64') : undefined;
         },
         get complete() {
           return client.contextComplete;
