@@ -159,6 +159,12 @@ run('database connection policy over TLS and pg_hba methods', () => {
       await expect(gatewayAs('scram_user', `sslmode=verify-ca&sslrootcert=${certs.rogueCaCert}`).ready).rejects.toThrow(/self.signed|unable to (get|verify)/i);
     });
 
+    it('sslnegotiation=direct starts TLS without the SSLRequest round trip (PostgreSQL 17+)', async () => {
+      const gateway = gatewayAs('scram_user', `sslmode=verify-full&sslrootcert=${certs.caCert}&sslnegotiation=direct&channel_binding=require`, { host: 'localhost' });
+      await gateway.ready;
+      expect((await serverView('scram_user')).every((v) => v.ssl)).toBe(true);
+    });
+
     it('verify-full refuses a man in the middle whose certificate comes from another CA', async () => {
       const mitm = await startTlsMitmProxy(server.port, { cert: fs.readFileSync(certs.rogueServerCert, 'utf8'), key: fs.readFileSync(certs.rogueServerKey, 'utf8') });
       proxies.push(mitm);

@@ -123,7 +123,7 @@ export function parseConnectionUrl(databaseUrl: string, options: ParseOptions = 
   const auth = resolveAuthPolicy(mode, toggles);
   if (auth.allowed.size === 0) fail(`auth_mode=${mode} with these auth_* toggles allows no authentication mechanism at all; allow at least one`);
 
-  const gss = gssSettings(oneOf<GssProviderName>('gss_provider', gssProviderNames), options.gssOptionProvider, text, int, host, fail);
+  const gss = gssSettings(oneOf<GssProviderName>('gss_provider', gssProviderNames), options.gssOptionProvider, text, int, host ?? env['PGHOST'] ?? 'localhost', fail);
 
   if (channelBinding === 'require') {
     if (!tls.enabled) fail(`channel_binding=require needs TLS, but sslmode is ${tls.mode}${unixSocket ? ' over a Unix socket' : ''}; use sslmode=require or verify-full`);
@@ -167,7 +167,7 @@ function gssSettings(
   fromOption: 'callback' | 'custom' | undefined,
   text: (name: string) => string | undefined,
   int: (name: string, min: number, max: number) => number | undefined,
-  host: string | undefined,
+  host: string,
   fail: (message: string) => never,
 ): GssSettings {
   if (fromOption !== undefined && fromUrl !== undefined && fromUrl !== fromOption) {
@@ -180,7 +180,7 @@ function gssSettings(
   }
   const service = text('gss_service') ?? 'postgres';
   if (!/^[^@\s/]+$/.test(service)) fail(`parameter \`gss_service\` must be a Kerberos service name such as postgres, without @, / or spaces (got ${show(service)})`);
-  const target = text('gss_target') ?? `${service}@${host ?? process.env['PGHOST'] ?? 'localhost'}`;
+  const target = text('gss_target') ?? `${service}@${host}`;
   if (!/^[^@\s]+@[^@\s]+$/.test(target)) fail(`parameter \`gss_target\` must be a host-based service name service@host, e.g. postgres@db.example.com (got ${show(target)})`);
   return Object.freeze({
     provider: fromUrl ?? fromOption,

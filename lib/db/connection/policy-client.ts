@@ -58,6 +58,8 @@ export function createPolicyClient(settings: ConnectionSettings, runtime: Policy
         fallback_application_name: settings.fallbackApplicationName,
         options: settings.options,
         ssl,
+        // Both the Client (whether to send SSLRequest) and the Connection read the negotiation.
+        sslnegotiation: settings.tls.negotiation,
         keepAlive,
         keepAliveInitialDelayMillis,
         connection,
