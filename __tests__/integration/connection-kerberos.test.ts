@@ -122,6 +122,28 @@ run('GSSAPI with a real KDC', () => {
     expect((await gssView()).every((v) => v.principal === `${CLIENT}@${REALM}`)).toBe(true);
   });
 
+  it('gss_provider=custom makes one context per connection from the host factory', async () => {
+    const made: string[] = [];
+    const gss = {
+      provider: 'custom' as const,
+      createContext: async (target: string, mechanism: 'gssapi' | 'sspi') => {
+        made.push(`${mechanism}:${target}`);
+        const client = await kerberos!.initializeClient(target, { mechOID: kerberos!.GSS_MECH_OID_KRB5 });
+        return {
+          step: async (challenge: Uint8Array | undefined) => {
+            const response = await client.step(challenge === undefined ? '' : Buffer.from(challenge).toString('base64'));
+            return response ? Buffer.from(response, 'base64') : undefined;
+          },
+        };
+      },
+    };
+    const g = gateway('gss_provider=custom&gss_service=postgres', { gss });
+    await g.ready;
+    expect(made.length).toBeGreaterThan(0);
+    expect(new Set(made)).toEqual(new Set(['gssapi:postgres@localhost']));
+    expect((await gssView()).every((v) => v.gss_authenticated && v.principal === `${CLIENT}@${REALM}`)).toBe(true);
+  });
+
   it('refuses GSS when the policy forbids it, or when no provider is configured', async () => {
     await expect(gateway('gss_provider=linux_krb5&auth_gssapi=false').ready).rejects.toThrow(/GSSAPI authentication \(pg_hba\.conf method gss\), which auth_gssapi=false forbids/);
     await expect(gateway('auth_mode=scram_only').ready).rejects.toThrow(/which auth_mode=scram_only does not allow \(set auth_gssapi=true/);
