@@ -175,8 +175,10 @@ export class AuthGate {
   }
 
   private answerByPg(frame: Buffer, mechanism: 'md5' | 'cleartext'): undefined {
-    const refusal = refusalFor(this.policy.auth, mechanism) ?? this.bindingRefusal(mechanism);
-    if (refusal !== undefined) return this.refuse(refusal, refusalFor(this.policy.auth, mechanism) !== undefined ? `auth_${mechanism}` : 'channel_binding');
+    const policyRefusal = refusalFor(this.policy.auth, mechanism);
+    if (policyRefusal !== undefined) return this.refuse(policyRefusal, `auth_${mechanism}`);
+    const bindingRefusal = this.bindingRefusal(mechanism);
+    if (bindingRefusal !== undefined) return this.refuse(bindingRefusal, 'channel_binding');
     this.exchanged = true;
     this.io.forward(frame);
     return undefined;

@@ -23,7 +23,8 @@ export class PolicyConnection extends PgConnectionClass {
     super(config);
     this.gate = new AuthGate(policy, {
       forward: (bytes) => this.relay?.emit('data', bytes),
-      send: (bytes) => void this.stream.write(bytes),
+      // As pg's own _send: a socket the server already closed is not written to.
+      send: (bytes) => void (this.stream.writable && this.stream.write(bytes)),
       fail: (error) => this.abort(error),
       tlsInUse: () => this.stream instanceof TLSSocket,
     });
