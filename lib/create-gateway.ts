@@ -16,6 +16,7 @@ import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
 import { toDatabaseUnreachable } from './db/database-unreachable-error';
+import { createConnectionPolicy } from './db/connection/create-connection-policy';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -76,7 +77,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const stages = applyStageOverrides(defaults, options.stages);
 
   const ownsPool = options.pool === undefined;
-  const pool: pg.Pool = options.pool ?? createPool(config);
+  // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
+  const connection = ownsPool ? createConnectionPolicy(config.databaseUrl!, options.gss) : undefined;
+  const pool: pg.Pool = options.pool ?? createPool(config, connection!);
   const db = createDatabase(pool, config);
   const metrics = new Metrics();
   let schema: SchemaCache | undefined;
@@ -163,6 +166,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     adminToken: config.adminToken,
     pool,
     metrics,
+    connection: () => connection?.stats,
     schema: () => schema,
     startedAt: Date.now(),
   });

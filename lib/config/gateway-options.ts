@@ -5,6 +5,7 @@
  * setting at its default.
  */
 import type { Pool } from 'pg';
+import type { GssOptions } from '../db/connection/gss/gss-options';
 import type { StageOverrides } from '../stages/stage-types';
 import type { ResolvedConfig } from './resolved-config';
 
@@ -25,4 +26,6 @@ export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> 
   readonly access?: AccessOptions;
   /** Replacement stages; each receives the default stage as its second argument. */
   readonly stages?: StageOverrides;
+  /** GSSAPI token source for `gss_provider=callback` or `custom` in database_url (docs/security.md). */
+  readonly gss?: GssOptions;
 }

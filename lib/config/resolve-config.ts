@@ -10,6 +10,7 @@
  */
 import Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
+import { hasPolicyParameters } from '../db/connection/connection-parameters';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
 import { stageNames } from '../stages/stage-types';
@@ -26,6 +27,7 @@ const nonConfigOptions: Readonly<Record<string, Readonly<Record<string, unknown>
   pool: true, // checked by shape below: any pg-compatible pool
   configFile: { type: 'string', minLength: 1 },
   stages: { type: 'object' },
+  gss: { type: 'object' }, // shape checked with database_url, in lib/db/connection
 };
 
 // Compiled once at module load; resolveConfig only runs it.
@@ -67,6 +69,15 @@ export function resolveConfig(options: GatewayOptions = {}, env: NodeJS.ProcessE
   if (given['pool'] !== undefined) {
     if (given['databaseUrl'] !== undefined) {
       throw new GatewayConfigError('give either the databaseUrl option or the pool option, not both', 'databaseUrl');
+    }
+    // The connection policy applies only to pools the gateway creates: one a given pool would
+    // silently skip is an error, not a weaker connection.
+    if (given['gss'] !== undefined) {
+      throw new GatewayConfigError('option `gss` applies to the pool the gateway creates from database_url; with the pool option, configure GSSAPI on that pool yourself', 'gss');
+    }
+    const fileUrl = file?.gateway['databaseUrl'];
+    if (typeof fileUrl === 'string' && hasPolicyParameters(fileUrl)) {
+      throw new GatewayConfigError(`\`database_url\` in [gateway] of ${file?.file ?? 'the config file'} sets connection-policy parameters (sslmode, channel_binding, auth_*, gss_*, ...), which a given pool would not follow; drop the pool option or those parameters`, 'databaseUrl');
     }
     settings.set('databaseUrl', { value: undefined, origin: 'option' });
   }

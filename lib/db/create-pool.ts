@@ -1,21 +1,21 @@
 /**
- * The pool the gateway creates when it is not given one. pg-pool with node-postgres' Client;
- * the connection string stays inside the pool's config (pg keeps the password non-enumerable).
+ * The pool the gateway creates when it is not given one. pg-pool with the Client class of the
+ * connection policy (lib/db/connection: TLS, auth mechanisms, GSS), which builds each client from
+ * the validated database_url; pg keeps the password non-enumerable.
  */
 import PgPool = require('pg-pool');
-import pg from 'pg';
+import type pg from 'pg';
 import createDebug from 'debug';
 import type { ResolvedConfig } from '../config/resolved-config';
+import type { ConnectionPolicy } from './connection/create-connection-policy';
 
 const log = createDebug('tablegate:pool');
 
-export function createPool(config: ResolvedConfig): pg.Pool {
+export function createPool(config: ResolvedConfig, connection: ConnectionPolicy): pg.Pool {
   const pool = new PgPool({
-    Client: pg.Client,
-    connectionString: config.databaseUrl,
+    Client: connection.Client,
     max: config.poolMax,
     connectionTimeoutMillis: config.poolConnectionTimeoutMs,
-    application_name: 'tablegate',
   });
   // An idle client whose server goes away emits 'error' on the pool; unhandled, that would
   // crash the host process. The pool already discards the client, so logging is all that is left.

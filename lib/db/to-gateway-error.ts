@@ -12,6 +12,7 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { functionStatus } from '../errors/function-status';
 import { rulesForSqlstate, type SqlstateCause } from '../errors/sqlstate-map';
 import type { Table } from '../schema/schema-types';
+import { ConnectionPolicyError, GssCircuitOpenError } from './connection/connection-policy-error';
 
 interface DatabaseErrorLike {
   code?: unknown;
@@ -49,6 +50,8 @@ const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND',
 /** Returns undefined when the error is not one the table knows: the caller masks it. */
 export function toGatewayError(err: unknown, context?: ErrorContext): GatewayError | undefined {
   if (isGatewayError(err)) return err;
+  const policy = connectionPolicyError(err);
+  if (policy) return policy;
   const e = (err ?? {}) as DatabaseErrorLike;
   const code = typeof e.code === 'string' ? e.code : '';
   if (/^[0-9A-Z]{5}$/.test(code)) {
@@ -121,6 +124,27 @@ export function functionOf(where: string | undefined): string | undefined {
   for (const line of (where ?? '').split('\n')) {
     const m = /^PL\/\w+ function ((?:"(?:[^"]|"")*"|[^\s("])+)\(/.exec(line) ?? /^(?:SQL|PL\/\w+) function "([^"]+)"/.exec(line);
     if (m) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * Connection-policy refusals, the open GSS circuit and TLS failures are the database being
+ * unavailable to this gateway (503), never a 500; the detail stays in `cause` and the log.
+ */
+function connectionPolicyError(err: unknown): GatewayError | undefined {
+  if (err instanceof GssCircuitOpenError) {
+    const seconds = String(Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The database is unavailable: its GSSAPI connections keep failing, so new ones are paused.', { headers: { 'Retry-After': seconds }, hint: 'Retry after the time in Retry-After.', cause: err });
+  }
+  if (err instanceof ConnectionPolicyError) {
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway could not authenticate to the database.', { headers: { 'Retry-After': '5' }, hint: 'Retry later.', cause: err });
+  }
+  const e = (err ?? {}) as DatabaseErrorLike;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (/^ERR_(TLS|SSL)_|CERT|SELF_SIGNED|UNABLE_TO_/.test(code) || /does not support SSL connections|error establishing an SSL connection/.test(message)) {
+    return new GatewayError('SERVICE_UNAVAILABLE', 'The database connection failed.', { headers: { 'Retry-After': '5' }, hint: 'Retry later.', cause: err });
   }
   return undefined;
 }

@@ -11,6 +11,7 @@ import { sendError, sendJson } from '../http/send-error';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SchemaCache } from '../schema/schema-types';
+import type { ConnectionStats } from '../db/connection/connection-stats';
 import { version } from '../version';
 import type { Metrics } from './metrics';
 
@@ -19,6 +20,8 @@ export interface AdminSources {
   readonly pool: pg.Pool;
   readonly metrics: Metrics;
   readonly schema: () => SchemaCache | undefined;
+  /** GSS counters of the pool the gateway created; undefined for a given pool. */
+  readonly connection?: () => ConnectionStats | undefined;
   readonly startedAt: number;
 }
 
@@ -38,7 +41,7 @@ export function createAdminRouter(sources: AdminSources): express.Router {
   router.get('/metrics', (req, res) => {
     if (!guard(req, res)) return;
     const schema = sources.schema();
-    const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length } });
+    const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length }, connection: () => sources.connection?.() });
     res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
     res.end(body);
   });

@@ -3,11 +3,15 @@
  * (https://prometheus.io/docs/instrumenting/exposition_formats/). Label values come from a
  * fixed vocabulary (route kind, status code), never from caller text, so cardinality is bounded.
  */
+import type { ConnectionStats } from '../db/connection/connection-stats';
+
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface MetricsSnapshotSource {
   pool(): { total: number; idle: number; waiting: number };
   schema(): { tables: number; functions: number } | undefined;
+  /** GSS counters of the connection policy; all 0 when the gateway was given a pool. */
+  connection?(): ConnectionStats | undefined;
 }
 
 export class Metrics {
@@ -55,6 +59,15 @@ export class Metrics {
     const schema = source.schema();
     lines.push('# HELP tablegate_schema_objects Discovered tables and functions.', '# TYPE tablegate_schema_objects gauge');
     lines.push(`tablegate_schema_objects{kind="tables"} ${schema?.tables ?? 0}`, `tablegate_schema_objects{kind="functions"} ${schema?.functions ?? 0}`);
+    const gss = source.connection?.();
+    lines.push('# HELP tablegate_gss_retries_total GSSAPI token attempts retried (gss_connect_retries).', '# TYPE tablegate_gss_retries_total counter');
+    lines.push(`tablegate_gss_retries_total ${gss?.gssRetries ?? 0}`);
+    lines.push('# HELP tablegate_gss_failures_total Database connections that failed during GSSAPI authentication.', '# TYPE tablegate_gss_failures_total counter');
+    lines.push(`tablegate_gss_failures_total ${gss?.gssFailures ?? 0}`);
+    lines.push('# HELP tablegate_gss_circuit_openings_total Times the GSS circuit opened (gss_circuit_threshold).', '# TYPE tablegate_gss_circuit_openings_total counter');
+    lines.push(`tablegate_gss_circuit_openings_total ${gss?.gssCircuitOpenings ?? 0}`);
+    lines.push('# HELP tablegate_gss_circuit_open 1 while the GSS circuit is open (new connections fail fast), else 0.', '# TYPE tablegate_gss_circuit_open gauge');
+    lines.push(`tablegate_gss_circuit_open ${gss?.gssCircuitOpen === true ? 1 : 0}`);
     return `${lines.join('\n')}\n`;
   }
 }

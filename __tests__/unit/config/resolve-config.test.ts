@@ -179,6 +179,15 @@ describe('resolveConfig cross-field checks', () => {
     expect(errorOf(() => resolveConfig(untyped({ pool: {} }), noEnv)).key).toBe('pool');
   });
 
+  it('refuses connection-policy settings that a given pool would silently skip', () => {
+    const pool = { connect: () => undefined, query: () => undefined } as unknown as NonNullable<GatewayOptions['pool']>;
+    const file = writeToml('pool-policy.toml', `[gateway]\ndatabase_url = "${url}?sslmode=verify-full&sslrootcert=ca.pem"\n`);
+    expect(errorOf(() => resolveConfig({ pool, configFile: file }, noEnv)).message).toMatch(/sets connection-policy parameters .*which a given pool would not follow/);
+    const gss = { provider: 'callback' as const, token: () => undefined };
+    expect(errorOf(() => resolveConfig({ pool, gss }, noEnv)).key).toBe('gss');
+    expect(resolveConfig({ databaseUrl: url, gss }, noEnv).databaseUrl).toBe(url);
+  });
+
   it('rejects a database URL that is not postgres:// without quoting it', () => {
     const error = errorOf(() => resolveConfig({ databaseUrl: 'mysql://root:hunter2@db/app' }, noEnv));
     expect(error.message).toContain('postgres://');

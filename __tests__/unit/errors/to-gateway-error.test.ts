@@ -1,5 +1,6 @@
 import { toGatewayError } from '../../../lib/db/to-gateway-error';
 import { toPublicError } from '../../../lib/http/send-error';
+import { ConnectionPolicyError, GssCircuitOpenError } from '../../../lib/db/connection/connection-policy-error';
 
 const pgError = (code: string, message = 'boom', extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { code, ...extra });
 
@@ -37,6 +38,21 @@ describe('SQLSTATE -> contract code', () => {
     expect(e.code).toBe('SERVICE_UNAVAILABLE');
     expect(e.headers['Retry-After']).toBe('1');
     expect(toGatewayError(new Error('timeout exceeded when trying to connect'))?.code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('maps the open GSS circuit to SERVICE_UNAVAILABLE with the remaining cooldown in Retry-After', () => {
+    const e = toGatewayError(new GssCircuitOpenError(12001))!;
+    expect([e.code, e.status, e.headers['Retry-After']]).toEqual(['SERVICE_UNAVAILABLE', 503, '13']);
+    expect(toGatewayError(new GssCircuitOpenError(10))!.headers['Retry-After']).toBe('1');
+  });
+
+  it('maps connection-policy refusals and TLS failures to SERVICE_UNAVAILABLE without their detail', () => {
+    const refused = toGatewayError(new ConnectionPolicyError('the server asked for MD5 password authentication, which auth_md5=false forbids', 'auth_md5'))!;
+    expect([refused.code, refused.status]).toEqual(['SERVICE_UNAVAILABLE', 503]);
+    expect(refused.message).not.toMatch(/md5/i);
+    expect(toGatewayError(Object.assign(new Error('self-signed certificate in certificate chain'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }))?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(toGatewayError(Object.assign(new Error("Hostname/IP does not match certificate's altnames"), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }))?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(toGatewayError(new Error('The server does not support SSL connections'))?.code).toBe('SERVICE_UNAVAILABLE');
   });
 
   it('leaves unknown errors to be masked as INTERNAL_ERROR with the request id', () => {
