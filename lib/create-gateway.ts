@@ -15,6 +15,7 @@ import { checkRole } from './db/check-role';
 import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
+import { guardPool } from './db/guard-pool';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -76,6 +77,9 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const ownsPool = options.pool === undefined;
   const pool: pg.Pool = options.pool ?? createPool(config);
+  // A host pool may have no 'error' listener of its own; one idle client lost in a database restart
+  // would then crash the process (docs/security.md, "When the database restarts").
+  const unguardPool = ownsPool ? undefined : guardPool(pool);
   const db = createDatabase(pool, config);
   const metrics = new Metrics();
   let schema: SchemaCache | undefined;
@@ -173,6 +177,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (closed) return;
       closed = true;
       await ready.catch(() => undefined);
+      unguardPool?.();
       if (ownsPool) await pool.end();
     },
   }) as Gateway;

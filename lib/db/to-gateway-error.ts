@@ -28,13 +28,28 @@ export function toGatewayError(err: unknown): GatewayError | undefined {
     if (typeof e.constraint === 'string') details.constraint = e.constraint;
     if (typeof e.table === 'string') details.table = e.table;
     const message = rule.passMessage && typeof e.message === 'string' ? capitalize(e.message) : rule.message ?? 'The database rejected the request.';
-    return new GatewayError(rule.code, message, { details, ...(rule.hint === undefined ? {} : { hint: rule.hint }), cause: err });
+    // The database is restarting, unreachable or busy: tell the client when to try again.
+    const retry = rule.code === 'SERVICE_UNAVAILABLE' ? { headers: { 'Retry-After': '1' } } : {};
+    return new GatewayError(rule.code, message, { details, ...(rule.hint === undefined ? {} : { hint: rule.hint }), ...retry, cause: err });
   }
-  const message = typeof e.message === 'string' ? e.message : '';
-  if (connectionErrorCodes.has(code) || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message)) {
+  if (isConnectionError(e) || (err instanceof AggregateError && err.errors.some((inner) => isConnectionError((inner ?? {}) as DatabaseErrorLike)))) {
     return new GatewayError('SERVICE_UNAVAILABLE', 'The database is unavailable.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
   }
   return undefined;
+}
+
+/**
+ * node-postgres' errors for a connection that failed or could not be made (pg/lib/client.js,
+ * pg-pool/index.js): socket errors, "Connection terminated unexpectedly", a client that already
+ * failed ("... is not queryable"), and the connect and pool-wait timeouts.
+ */
+function isConnectionError(e: DatabaseErrorLike): boolean {
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    connectionErrorCodes.has(code) ||
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|connect ENOENT|is not queryable|^timeout expired$/i.test(message)
+  );
 }
 
 function capitalize(text: string): string {
