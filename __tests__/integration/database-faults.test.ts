@@ -6,11 +6,16 @@
  *
  * Two gateways share each fault: one on the pool it creates (`databaseUrl`) and one on a pool the
  * host gives it (`pool`, with no 'error' listener of the host's own). For each, the file asserts:
- * the process saw no uncaught exception (an unhandled 'error' event of a pg Client or Pool would
- * be one: before this was fixed it killed the process), every response is 200 or 503
+ * the process saw no uncaught exception (an unhandled 'error' event of a pg Client or Pool is one,
+ * and killed the process before this was fixed; jest-circus's own process handler fails the
+ * running test with "Unhandled error" instead), every response is 200 or 503
  * SERVICE_UNAVAILABLE with Retry-After (never 500), every request completes within a bound (no
  * hang), the first request started after PostgreSQL is back succeeds, and no broken connection is
  * reused afterwards. Recovery times are printed and recorded in docs/performance.md.
+ *
+ * Then: a frozen server (SIGSTOP: sockets open, no answer) gives 503 within statement_timeout + 5 s,
+ * and a request in the middle of a long statement whose backend is killed or terminated gets 503
+ * at once, while the request queued behind it gets a new connection, not the dying one.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -92,13 +97,9 @@ d('database faults under concurrent load', () => {
   let hostGateway: Gateway;
   let httpServer: http.Server;
   let base: string;
-  const uncaught: unknown[] = [];
-  const recordUncaught = (err: unknown): void => void uncaught.push(err);
   const recovery: Record<string, Record<string, number>> = {};
 
   beforeAll(async () => {
-    process.on('uncaughtException', recordUncaught);
-    process.on('unhandledRejection', recordUncaught);
     server = await startPrivatePostgres((binaries as { dir: string }).dir);
     // A long statement to be interrupted (private server: no other test file sees it).
     await server.query(
@@ -125,14 +126,10 @@ d('database faults under concurrent load', () => {
     await hostGateway?.close();
     await hostPool?.end().catch(() => undefined);
     await server?.destroy();
-    process.removeListener('uncaughtException', recordUncaught);
-    process.removeListener('unhandledRejection', recordUncaught);
+    // TABLEGATE_FAULTS_REPORT=<file>: the measurements as JSON, for docs/performance.md.
+    if (process.env.TABLEGATE_FAULTS_REPORT && Object.keys(recovery).length > 0) fs.writeFileSync(process.env.TABLEGATE_FAULTS_REPORT, JSON.stringify(recovery, null, 1));
     if (Object.keys(recovery).length > 0) console.log(`recovery after each fault (ms from "accepts connections" to the first 200):\n${JSON.stringify(recovery, null, 1)}`);
   }, 60_000);
-
-  afterEach(() => {
-    expect(uncaught.map((e) => (e instanceof Error ? e.message : String(e)))).toEqual([]);
-  });
 
   /** 16 clients per gateway, each sending GET /orders in a loop until `stop.now`; `samples` fills as they go. */
   function loadLoop(target: 'own' | 'host', stop: { now: boolean }): { samples: Sample[]; done: Promise<void> } {
@@ -259,6 +256,8 @@ d('database faults under concurrent load', () => {
   it('answers 503 within a bound while the server is frozen (SIGSTOP), then recovers', async () => {
     // A frozen server keeps its sockets open and never answers: like a network partition, nothing
     // tells the client the connection is dead. Every gateway backend and the postmaster stop.
+    // Each pool holds idle connections (to the soon frozen backends) for the probes to take first.
+    for (const target of ['own', 'host']) expect((await send(`${base}/${target}/api/orders?limit=1`, { token: tokens[0]! })).status).toBe(200);
     const postmaster = Number(fs.readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const pids = [...(await server.backendPids('tablegate')), ...(await server.backendPids('host-app'))];
     expect(pids.length).toBeGreaterThan(0);
@@ -266,11 +265,11 @@ d('database faults under concurrent load', () => {
     for (const pid of frozen) process.kill(pid, 'SIGSTOP');
     let responses: Sample[];
     try {
-      responses = await Promise.all([
-        ...Array.from({ length: 12 }, (_, i) => send(`${base}/${i % 2 ? 'own' : 'host'}/api/orders?limit=1`, { token: tokens[0]! })),
-        send(`${base}/own/health/internal`, { token: '' }),
-        send(`${base}/host/health/internal`, { token: '' }),
-      ]);
+      // The health probes first, so that they take an idle connection to a frozen backend.
+      const health = [send(`${base}/own/health/internal`, { token: '' }), send(`${base}/host/health/internal`, { token: '' })];
+      await sleep(100);
+      const api = Array.from({ length: 12 }, (_, i) => send(`${base}/${i % 2 ? 'own' : 'host'}/api/orders?limit=1`, { token: tokens[0]! }));
+      responses = [...(await Promise.all(api)), ...(await Promise.all(health))];
     } finally {
       for (const pid of frozen) process.kill(pid, 'SIGCONT');
     }
