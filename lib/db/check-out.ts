@@ -42,8 +42,21 @@ const guarded = new WeakSet<object>();
  * since statement_timeout is enforced by the server that no longer answers. When it passes, the
  * socket is destroyed, which fails the active query ("Connection terminated unexpectedly").
  */
-export async function checkOut(pool: pg.Pool, deadlineMs: number): Promise<Lease> {
-  const client = await pool.connect();
+export function checkOut(pool: pg.Pool, deadlineMs: number): Promise<Lease> {
+  return new Promise((resolve, reject) => {
+    // The callback form, not the promise: pg-pool calls it synchronously when it hands the client
+    // out, so the listeners below are in place before anything else runs. With `await
+    // pool.connect()` they would come a microtask later, and a new connection's parser can go on,
+    // in the same synchronous loop, from the ReadyForQuery that completed the connection to a
+    // FATAL that follows it in the same packet (a server shutting down): an unhandled 'error'.
+    pool.connect((err, client) => {
+      if (err || !client) reject(err ?? new Error('the pool gave no client'));
+      else resolve(lease(client, deadlineMs));
+    });
+  });
+}
+
+function lease(client: pg.PoolClient, deadlineMs: number): Lease {
   // A last resort that stays for the client's life: after release the pool adds its own listener,
   // but a client closed by the pool can still emit once more (pg-pool logs those too).
   if (!guarded.has(client)) {
