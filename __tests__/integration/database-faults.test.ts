@@ -129,7 +129,8 @@ d('database faults under concurrent load', () => {
     await server?.destroy();
     // TABLEGATE_FAULTS_REPORT=<file>: the measurements as JSON, for docs/performance.md.
     if (process.env.TABLEGATE_FAULTS_REPORT && Object.keys(recovery).length > 0) fs.writeFileSync(process.env.TABLEGATE_FAULTS_REPORT, JSON.stringify(recovery, null, 1));
-    if (Object.keys(recovery).length > 0) console.log(`recovery after each fault (ms from "accepts connections" to the first 200):\n${JSON.stringify(recovery, null, 1)}`);
+    const lines = Object.entries(recovery).map(([fault, m]) => `  ${fault}: ${Object.entries(m).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    if (lines.length > 0) console.log(`database faults (recovery: ms from "accepts connections" to the first 200):\n${lines.join('\n')}`);
   }, 60_000);
 
   /** 16 clients per gateway, each sending GET /orders in a loop until `stop.now`; `samples` fills as they go. */
