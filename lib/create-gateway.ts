@@ -17,6 +17,7 @@ import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
 import { toDatabaseUnreachable } from './db/database-unreachable-error';
 import { createConnectionPolicy } from './db/connection/create-connection-policy';
+import { guardPool } from './db/guard-pool';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -80,6 +81,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
   const connection = ownsPool ? createConnectionPolicy(config.databaseUrl!, options.gss) : undefined;
   const pool: pg.Pool = options.pool ?? createPool(config, connection!);
+  // A host pool may have no 'error' listener of its own; one idle client lost in a database restart
+  // would then crash the process (docs/security.md, "When the database restarts").
+  const unguardPool = ownsPool ? undefined : guardPool(pool);
   const db = createDatabase(pool, config);
   const metrics = new Metrics();
   let schema: SchemaCache | undefined;
@@ -184,6 +188,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (closed) return;
       closed = true;
       await ready.catch(() => undefined);
+      unguardPool?.();
       if (ownsPool) await pool.end();
     },
   }) as Gateway;

@@ -1,21 +1,34 @@
 /**
  * Database: runs one plan as one caller. Checks a client out of the pool, sends the tenant
- * context and the statement in one round trip (PipelinedTransaction), and gives the client back.
+ * context and the statement in one round trip (PipelinedTransaction), and gives the client back,
+ * or discards it when its connection failed (check-out.ts: a fault never crashes the process).
  */
 import type pg from 'pg';
 import { prepareValue } from 'pg/lib/utils';
+import { GatewayError } from '../errors/gateway-error';
 import type { Identity } from '../stages/auth/identity';
 import type { Database, QueryPlan } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
+import { checkOut } from './check-out';
 import { locateFailingRow } from './locate-failing-row';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
 
+/**
+ * How long past statement_timeout a request waits for the database's answer before the connection
+ * is treated as dead (docs/security.md, "When the database restarts"). A live server answers
+ * within statement_timeout plus a round trip; one that is frozen or cut off never does.
+ */
+export const answerGraceMs = 5000;
+
 export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
   const { statementTimeoutMs, preparedStatements } = options;
+  // No statement_timeout (0): no bound either, since a statement may legitimately run that long.
+  const deadlineMs = statementTimeoutMs > 0 ? statementTimeoutMs + answerGraceMs : 0;
   return {
     async run(identity: Identity, plan: QueryPlan): Promise<Result> {
-      const client = await pool.connect();
-      let broken: Error | undefined;
+      const lease = await checkOut(pool, deadlineMs);
+      const { client } = lease;
+      let failure: unknown;
       try {
         return await new Promise<BatchResult>((resolve, reject) => {
           const tx = new PipelinedTransaction(
@@ -36,26 +49,32 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
           (client as unknown as { query(s: unknown): void }).query(tx);
         });
       } catch (err) {
-        // A protocol-level failure (no SQLSTATE) may leave the connection unusable: discard it.
-        if (!(err && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code))) broken = err as Error;
+        // A connection-level failure leaves the connection unusable: release() discards it.
+        failure = err;
+        if (lease.timedOut) {
+          throw new GatewayError('SERVICE_UNAVAILABLE', 'The database did not answer in time.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
+        }
         throw err;
       } finally {
-        client.release(broken);
+        lease.release(failure);
       }
     },
 
     async locateFailingRow(identity, probe, isRowError) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
+      // The same deadline for all probes: they follow a batch the database just answered, and
+      // when it cuts a slow probe short only the row number is lost.
+      const lease = await checkOut(pool, deadlineMs);
+      let failed = false;
       try {
         const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: false });
-        return await locateFailingRow(client, context, probe, isRowError);
-      } catch (err) {
+        return await locateFailingRow(lease.client, context, probe, isRowError);
+      } catch {
         // Probing is best effort; a connection that failed mid-transaction is not reused.
-        broken = err as Error;
+        failed = true;
         return undefined;
       } finally {
-        client.release(broken);
+        if (failed) lease.discard();
+        else lease.release();
       }
     },
   };

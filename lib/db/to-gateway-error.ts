@@ -73,10 +73,12 @@ export function toGatewayError(err: unknown, context?: ErrorContext): GatewayErr
     const message = rule.passMessage && typeof e.message === 'string' ? capitalize(e.message) : rule.message ?? 'The database rejected the request.';
     const hint = rule.hint !== undefined ? fillHint(rule.hint, facts) : rule.passDetail ? text(e.hint) : undefined;
     const status = rule.code === 'FUNCTION_STATUS' ? functionStatus(code) : undefined;
-    return new GatewayError(rule.code, message, { details, ...(hint === undefined ? {} : { hint }), ...(status === undefined ? {} : { status }), cause: err });
+    // The database is restarting, unreachable or busy: tell the client when to try again. An
+    // unpopulated materialized view stays so until an operator refreshes it: no Retry-After.
+    const retry = rule.code === 'SERVICE_UNAVAILABLE' && rule.when !== 'unpopulated-matview' ? { headers: { 'Retry-After': '1' } } : {};
+    return new GatewayError(rule.code, message, { details, ...(hint === undefined ? {} : { hint }), ...(status === undefined ? {} : { status }), ...retry, cause: err });
   }
-  const message = typeof e.message === 'string' ? e.message : '';
-  if (connectionErrorCodes.has(code) || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message)) {
+  if (isConnectionError(e) || (err instanceof AggregateError && err.errors.some((inner) => isConnectionError((inner ?? {}) as DatabaseErrorLike)))) {
     return new GatewayError('SERVICE_UNAVAILABLE', 'The database is unavailable.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
   }
   return undefined;
@@ -165,6 +167,20 @@ function quoteIdent(name: string): string {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * node-postgres' errors for a connection that failed or could not be made (pg/lib/client.js,
+ * pg-pool/index.js): socket errors, "Connection terminated unexpectedly", a client that already
+ * failed ("... is not queryable"), and the connect and pool-wait timeouts.
+ */
+function isConnectionError(e: DatabaseErrorLike): boolean {
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    connectionErrorCodes.has(code) ||
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|connect ENOENT|is not queryable|^timeout expired$/i.test(message)
+  );
 }
 
 function capitalize(text: string): string {

@@ -56,11 +56,16 @@ export function createAdminRouter(sources: AdminSources): express.Router {
   return router;
 }
 
+/** Longest wait for the database's answer to the health probe before it counts as unreachable. */
+const healthProbeTimeoutMs = 5000;
+
 async function health(sources: AdminSources, pool: { total: number; idle: number; waiting: number }) {
   const start = process.hrtime.bigint();
   let reachable = true;
   try {
-    await sources.pool.query('SELECT 1');
+    // Bounded: a frozen or cut-off server never answers, and the probe must not hang with it
+    // (pg then fails the query and the pool discards the client).
+    await sources.pool.query({ text: 'SELECT 1', query_timeout: healthProbeTimeoutMs } as pg.QueryConfig);
   } catch {
     reachable = false;
   }

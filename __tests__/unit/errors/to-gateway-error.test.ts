@@ -64,3 +64,29 @@ describe('SQLSTATE -> contract code', () => {
     spy.mockRestore();
   });
 });
+
+describe('database faults -> SERVICE_UNAVAILABLE with Retry-After, never INTERNAL_ERROR', () => {
+  it.each([
+    ['57P01 admin_shutdown', pgError('57P01', 'terminating connection due to administrator command', { severity: 'FATAL' })],
+    ['57P02 crash_shutdown', pgError('57P02', 'terminating connection because of crash of another server process')],
+    ['57P03 cannot_connect_now', pgError('57P03', 'the database system is starting up', { severity: 'FATAL' })],
+    ['08006 connection_failure', pgError('08006', 'connection failure')],
+    ['53300 too_many_connections', pgError('53300', 'sorry, too many clients already')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['a connect timeout', new Error('Connection terminated due to connection timeout')],
+    ["pg's own connect timeout", new Error('timeout expired')],
+    ['a client that already failed', new Error('Client has encountered a connection error and is not queryable')],
+    ['a closed client', new Error('Client was closed and is not queryable')],
+    ['ECONNRESET', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
+    ['a missing Unix socket', Object.assign(new Error('connect ENOENT /var/run/postgresql/.s.PGSQL.5432'), { code: 'ENOENT' })],
+    ['every address refused', new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' })], 'connect failed')],
+  ])('%s', (_name, err) => {
+    const e = toGatewayError(err);
+    expect([e?.code, e?.status, e?.headers['Retry-After']]).toEqual(['SERVICE_UNAVAILABLE', 503, '1']);
+  });
+
+  it('adds Retry-After only to SERVICE_UNAVAILABLE', () => {
+    expect(toGatewayError(pgError('23505'))?.headers).toEqual({});
+    expect(toGatewayError(pgError('57014'))?.headers).toEqual({});
+  });
+});
