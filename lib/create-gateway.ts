@@ -15,7 +15,7 @@ import { checkRole } from './db/check-role';
 import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
-import { toDatabaseUnreachable } from './db/database-unreachable-error';
+import { DatabaseUnreachableError, toDatabaseUnreachable } from './db/database-unreachable-error';
 import { createConnectionPolicy } from './db/connection/create-connection-policy';
 import { guardPool } from './db/guard-pool';
 import { GatewayConfigError } from './errors/gateway-config-error';
@@ -100,7 +100,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     schema = loaded;
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
   };
-  const ready = (async () => {
+  const start = async (): Promise<void> => {
     try {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
       await discover();
@@ -111,9 +111,31 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     // Fail open: tables without RLS enabled and forced are served, with one warning listing them.
     if (schema) await warnAboutRowSecurity(pool, schema);
-  })();
+  };
+  const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
   ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
+
+  // `ready` reports the first start. When it failed only because the database could not be reached
+  // (it was down or restarting while the host started), a request starts again, at most once per
+  // second, so the gateway serves as soon as the database is back (docs/getting-started.md). Any
+  // other failure (a superuser role, a policy naming a missing table) is for the operator to fix.
+  let started: Promise<void> = ready;
+  let lastStart = Date.now();
+  const whenStarted = async (): Promise<void> => {
+    try {
+      await started;
+    } catch (err) {
+      if (err instanceof DatabaseUnreachableError && Date.now() - lastStart >= restartIntervalMs) {
+        lastStart = Date.now();
+        started = start();
+        started.catch((e: unknown) => log('start again failed: %s', e instanceof Error ? e.message : String(e)));
+        await started;
+      } else {
+        throw err;
+      }
+    }
+  };
 
   const handle = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -126,7 +148,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const body = req.method === 'POST' || req.method === 'PATCH' ? await readBody(req, config.maxRequestBodyBytes) : undefined;
       const request = digestRequest(req, requestId, body);
       try {
-        await ready;
+        await whenStarted();
       } catch {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
       }
@@ -181,13 +203,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     admin,
     config,
     async reloadSchema(): Promise<void> {
-      await ready;
+      await whenStarted();
       await discover();
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await ready.catch(() => undefined);
+      await started.catch(() => undefined);
       unguardPool?.();
       if (ownsPool) await pool.end();
     },
@@ -195,6 +217,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 }
 
 const driftReloadIntervalMs = 5000;
+/** Least time between two starts caused by requests while the database was unreachable at start. */
+const restartIntervalMs = 1000;
 
 /** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
 function showPattern(res: Response, ctx: GatewayContext): void {

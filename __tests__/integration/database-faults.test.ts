@@ -306,6 +306,26 @@ d('database faults under concurrent load', () => {
     }
   });
 
+  it('serves once the database is back when it was down while the gateway started', async () => {
+    await server.stop('fast');
+    const late = createGateway({ jwtSecret: TEST_JWT_SECRET, databaseUrl: server.appUrl, poolConnectionTimeoutMs: 2000 });
+    try {
+      // `ready` reports the failed first start, naming the database (not a driver stack).
+      await expect(late.ready).rejects.toThrow(/cannot reach the database at 127\.0\.0\.1:\d+/);
+      const app = express().use('/api', late);
+      const down = await request(app).get('/api/orders?limit=1').set('Authorization', `Bearer ${tokens[0]}`);
+      expect([down.status, down.body.code, down.headers['retry-after']]).toEqual([503, 'SERVICE_UNAVAILABLE', '5']);
+      await server.start();
+      await sleep(1000); // the gateway starts again at most once per second
+      const up = await request(app).get('/api/orders?limit=1').set('Authorization', `Bearer ${tokens[0]}`);
+      expect(up.status).toBe(200);
+      expect(up.body.data).toHaveLength(1);
+    } finally {
+      await late.close();
+      await server.start().catch(() => undefined);
+    }
+  });
+
   describe('a request in the middle of a long statement', () => {
     const call = (target: 'own' | 'host'): Promise<Sample> => send(`${base}/${target}/api/rpc/slow_call`, { method: 'POST', token: tokens[0]!, body: '{"seconds": 20}' });
     const sleeping = async (): Promise<number> => {

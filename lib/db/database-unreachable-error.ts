@@ -74,7 +74,9 @@ export function toDatabaseUnreachable(err: unknown, pool: pg.Pool, connectTimeou
  */
 function targetOf(pool: pg.Pool, err: object): string {
   try {
-    const client = new pg.Client(pool.options);
+    // The pool's own Client class: the gateway's is built from the validated database_url, not from pool.options.
+    const PoolClient = (pool as unknown as { Client?: typeof pg.Client }).Client ?? pg.Client;
+    const client = new PoolClient(pool.options);
     return hostPort(client.host, client.port);
   } catch {
     const net = err as { address?: unknown; hostname?: unknown; port?: unknown };
