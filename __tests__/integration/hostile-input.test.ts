@@ -15,7 +15,8 @@ import { TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 
 let app: express.Express;
 let db: TestDatabase;
-useGatewayApp({}, (started) => ({ app, db } = started));
+// The explain route is open to role `member` (tokenA's), so its filter cap is what answers.
+useGatewayApp({ explainRoles: ['member'] }, (started) => ({ app, db } = started));
 const wideGateways = gatewayFactory(() => ({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['hostile_input'] }));
 afterAll(() => wideGateways.closeAll());
 
@@ -104,7 +105,8 @@ describe('fuzz finding: a long phrase search', () => {
     expect(res.body).toEqual({
       code: 'PARSE_ERROR',
       message: 'The request is too complex for the database (stack depth limit exceeded).',
-      details: { sqlstate: '54001' },
+      // Raised inside the function's body, so the error says which function.
+      details: { sqlstate: '54001', source: 'function', function: 'phrase_query' },
       hint: 'Use fewer filters or a shorter search.',
     });
   });
