@@ -158,6 +158,19 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
     throw new GatewayConfigError(`${label('schemas')} lists ${JSON.stringify(duplicate)} twice; list each schema once`, 'schemas');
   }
 
+  // Any schema name PostgreSQL can hold is allowed (each is quoted in the search_path value), but
+  // not one it would truncate or that is most likely a typo: a misspelt schema in search_path is
+  // silently skipped by PostgreSQL.
+  const extra = value('extraSearchPath') as readonly string[];
+  const badExtra = extra.find((s) => !isSchemaName(s));
+  if (badExtra !== undefined) {
+    throw new GatewayConfigError(`${label('extraSearchPath')} must list schema names (1 to 63 bytes, no control characters, no leading or trailing spaces); ${describeGot(badExtra, false)} is not one`, 'extraSearchPath');
+  }
+  const duplicateExtra = extra.find((s, i) => extra.indexOf(s) !== i);
+  if (duplicateExtra !== undefined) {
+    throw new GatewayConfigError(`${label('extraSearchPath')} lists ${JSON.stringify(duplicateExtra)} twice; list each schema once`, 'extraSearchPath');
+  }
+
   // Contract §5 / spec "Authentication" 4: dev mode is fail-closed at startup.
   if (value('devMode') === true) {
     if (value('jwtSecret') === undefined) {
@@ -259,6 +272,11 @@ function isPostgresUrl(url: string): boolean {
 /** An unquoted PostgreSQL identifier (NAMEDATALEN - 1 = 63 bytes). */
 function isIdentifier(name: string): boolean {
   return /^[\p{L}_][\p{L}\p{N}_$]*$/u.test(name) && Buffer.byteLength(name) <= 63;
+}
+
+/** A schema name as PostgreSQL stores it (quoted when used), within NAMEDATALEN - 1 = 63 bytes. */
+function isSchemaName(name: string): boolean {
+  return name.length > 0 && name.trim() === name && !/[\u0000-\u001f\u007f]/.test(name) && Buffer.byteLength(name) <= 63;
 }
 
 /** The inline policy is copied before freezing: freezing the caller's own object would be a surprise. */

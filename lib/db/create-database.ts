@@ -9,9 +9,14 @@ import type { Database, QueryPlan } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
 import { locateFailingRow } from './locate-failing-row';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
+import { searchPathOf } from './search-path';
 
-export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
+export function createDatabase(
+  pool: pg.Pool,
+  options: { statementTimeoutMs: number; preparedStatements: boolean; schemas: readonly string[]; extraSearchPath: readonly string[] },
+): Database {
   const { statementTimeoutMs, preparedStatements } = options;
+  const searchPath = searchPathOf(options.schemas, options.extraSearchPath);
   return {
     async run(identity: Identity, plan: QueryPlan): Promise<Result> {
       const client = await pool.connect();
@@ -24,6 +29,7 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
               userId: identity.userId,
               agentId: identity.agentId,
               statementTimeoutMs,
+              searchPath,
               readOnly: plan.readOnly,
               prepared: preparedStatements,
               binaryResults: plan.binaryResults === true,
@@ -48,7 +54,7 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: false });
+        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, searchPath, readOnly: false });
         return await locateFailingRow(client, context, probe, isRowError);
       } catch (err) {
         // Probing is best effort; a connection that failed mid-transaction is not reused.
