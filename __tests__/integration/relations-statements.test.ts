@@ -6,7 +6,7 @@
  * written to PostgreSQL: every statement PostgreSQL runs needs one Execute message (Simple Query
  * messages are counted too, in case a code path ever used them). One request must be exactly the
  * context statement, the plan statement and the fixed session reset after it (RESET ALL,
- * RESET ROLE, the context again), whether the page holds 1 row or 100.
+ * RESET ROLE, DISCARD TEMP, the advisory-lock release), whether the page holds 1 row or 100.
  */
 import express from 'express';
 import pg from 'pg';
@@ -21,8 +21,8 @@ let gateway: Gateway;
 let app: express.Express;
 const token = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 const sent = { execute: 0, simpleQuery: 0 };
-/** Statements of one request: context, plan, then RESET ALL, RESET ROLE and the context again. */
-const perRequest = 5;
+/** Statements of one read: context, plan, then RESET ALL, RESET ROLE, DISCARD TEMP, unlock. */
+const perRequest = 6;
 
 /** The part of pg's internal Connection this test wraps. */
 interface CountedConnection {
@@ -78,7 +78,7 @@ describe('statements per request do not grow with the page size (no N+1)', () =>
   ])('%s', async (_name, path) => {
     const one = await statementsFor(`${path}1`);
     const many = await statementsFor(`${path}100`);
-    // The context statement (tenant settings) + the one plan statement + the reset (3).
+    // The context statement (tenant settings) + the one plan statement + the reset (4).
     expect(one.statements).toBe(perRequest);
     expect(many.statements).toBe(perRequest);
     if (!path.includes('_explain')) {

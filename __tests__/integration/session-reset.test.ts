@@ -35,6 +35,7 @@ const cleanState = {
   current_user: 'tablegate_app',
   advisory_locks: 0,
   date_text: '2024-01-15',
+  temp_tables: 0,
 };
 
 let db: TestDatabase;
@@ -111,6 +112,8 @@ describe.each([
     // A custom setting that only the function created still exists on the connection, empty: a
     // placeholder, once created, is reset to '' rather than removed (documented).
     expect(await stateOf(tokenB)).toEqual({ ...cleanState, only_set_by_poison: '' });
+    // An unqualified `events` means tg_session.events again, not a temporary table left behind.
+    expect((await rpc('event_labels', tokenB)).body).toEqual({ data: 'b' });
     const list = await request(app).get('/api/events').set('Authorization', `Bearer ${tokenB}`);
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([{ id: 2, tenant_id: TENANT_B, at: AT_ROLE_ZONE, label: 'b' }]);
@@ -126,10 +129,17 @@ describe.each([
     expect(await connection()).toEqual(cleanConnection);
   });
 
-  it("resets the settings, role and advisory lock a function left, before another tenant's request", async () => {
+  it("resets the settings, role, temporary tables and advisory lock a function left, before another tenant's request", async () => {
     const poisoned = await rpc('poison', tokenA, { p_label: 'A' });
     expect(poisoned.status).toBe(200);
     expect(poisoned.body.data).toBe('poisoned by A');
+    await expectCleanForB();
+  });
+
+  it('resets after a read too (READ ONLY): settings, and the session advisory lock at once', async () => {
+    const read = await rpc('lock_in_read', tokenA);
+    expect([read.status, read.body]).toEqual([200, { data: 'Asia/Tokyo' }]);
+    expect(await connection()).toEqual(cleanConnection);
     await expectCleanForB();
   });
 

@@ -4,7 +4,8 @@
  *
  *   Parse/Bind/Execute  SELECT set_config('app.current_tenant_id', $1, true), ...   (the context)
  *   Parse/Bind/Describe/Execute  <the plan's statement>
- *   Bind/Execute  RESET ALL, then RESET ROLE, then the context statement again      (the reset)
+ *   Bind/Execute  RESET ALL, RESET ROLE, DISCARD TEMP, then                         (the reset)
+ *                 writes: the context statement again; reads: SELECT pg_advisory_unlock_all()
  *   Sync
  *
  * Messages before a Sync run as one implicit transaction (PostgreSQL docs §55.2.3, "Extended
@@ -14,13 +15,15 @@
  *
  * Nothing carries over to the next request on the connection (docs/security.md, "What is reset
  * after each request"): a function may change session-level settings (`set_config(..., false)`,
- * `SET` without `LOCAL`, `SET ROLE`). The reset runs after the plan, so it cannot change its rows
- * (they are sent, TimeZone applied, before it runs), and only when the plan succeeded: after an
- * error PostgreSQL itself undoes every setting made in the transaction. RESET ALL and RESET ROLE
- * also clear the transaction-local context, so the context statement runs once more: deferred
- * triggers fire at COMMIT and must still see the caller's tenant and search_path. At COMMIT the
- * local values end and the session is left at the role's defaults. The context statement also
- * releases session-level advisory locks, at the start (left by a failed request) and at the end.
+ * `SET` without `LOCAL`, `SET ROLE`), create temporary tables or take session advisory locks. The
+ * reset runs after the plan, so it cannot change its rows (they are sent, TimeZone applied, before
+ * it runs), and only when the plan succeeded: after an error PostgreSQL itself undoes every setting
+ * and temporary table made in the transaction. RESET ALL also clears the transaction-local
+ * context, so after a write the context statement runs once more: deferred triggers fire at COMMIT
+ * and must still see the caller's tenant and search_path (a READ ONLY transaction writes nothing,
+ * so none fire). At COMMIT the local values end and the session is left at the role's defaults.
+ * The context statement also releases session advisory locks, so a failed request's are released
+ * when the next one starts; after a read the cheaper unlock statement does that alone.
  *
  * With `prepared_statements` on, both statements are named prepared statements parsed once per
  * connection (the plan's through a small LRU keyed by its text, whose values are all parameters),
@@ -92,18 +95,22 @@ const contextStatements = {
 } as const;
 
 /**
- * Back to the connection's defaults (role, database and connection-option defaults, else the
- * server's): RESET ALL resets every setting except `role` and `session_authorization`, which
- * RESET ROLE covers (a non-superuser cannot change the session authorization). PostgreSQL manual,
- * "RESET" and "SET ROLE".
+ * Back to the connection's defaults (connection-option, role and database defaults, else the
+ * server's): RESET ALL resets every setting except `role` and `session_authorization`, so RESET
+ * ROLE follows (a non-superuser cannot change the session authorization); DISCARD TEMP drops the
+ * temporary tables a function created, rows and all. PostgreSQL manual, "RESET", "SET ROLE",
+ * "DISCARD". None of them may run outside the plan's transaction: a failed plan skips them.
  */
 const resetStatements = [
   { name: 'tablegate_reset_all_v1', text: 'RESET ALL' },
   { name: 'tablegate_reset_role_v1', text: 'RESET ROLE' },
+  { name: 'tablegate_discard_temp_v1', text: 'DISCARD TEMP' },
 ] as const;
+const unlockStatement = { name: 'tablegate_unlock_v1', text: 'SELECT pg_advisory_unlock_all()' } as const;
+const preparedResetStatements = [...resetStatements, unlockStatement];
 
 /** The reset as one simple-protocol query, for a connection used outside a pipelined batch. */
-export const sessionResetText = `${resetStatements.map((r) => r.text).join('; ')}; SELECT pg_advisory_unlock_all()`;
+export const sessionResetText = preparedResetStatements.map((r) => r.text).join('; ');
 
 const contextValues = (settings: Omit<TransactionSettings, 'prepared'>): string[] => [
   settings.tenantId,
@@ -184,14 +191,9 @@ export class PipelinedTransaction {
       connection.describe({ type: 'P', name: '' });
       connection.execute({ portal: '', rows: 0 });
       // The reset: skipped by PostgreSQL if anything before it failed.
-      for (const reset of resetStatements) {
-        if (!settings.prepared) connection.parse({ text: reset.text, name: '', types: [] });
-        connection.bind({ portal: '', statement: settings.prepared ? reset.name : '', values: [] });
-        connection.execute({ portal: '', rows: 0 });
-      }
-      if (!settings.prepared) connection.parse({ text: this.text, name: '', types: [] });
-      connection.bind({ portal: '', statement: this.name, values: context });
-      connection.execute({ portal: '', rows: 0 });
+      for (const reset of resetStatements) this.run(connection, reset.name, reset.text, []);
+      if (settings.readOnly) this.run(connection, unlockStatement.name, unlockStatement.text, []);
+      else this.run(connection, this.name, this.text, context);
       connection.sync();
     } finally {
       connection.stream.uncork?.();
@@ -199,11 +201,18 @@ export class PipelinedTransaction {
     return null;
   }
 
+  /** Bind and Execute of a statement without result columns we keep (parsed unnamed when not prepared). */
+  private run(connection: Connection, name: string, text: string, values: readonly unknown[]): void {
+    if (!this.settings.prepared) connection.parse({ text, name: '', types: [] });
+    connection.bind({ portal: '', statement: this.settings.prepared ? name : '', values });
+    connection.execute({ portal: '', rows: 0 });
+  }
+
   /** Writes the Parse of the reset statements when this connection may not have them. */
   private prepareReset(connection: Connection): void {
     const cache = cacheOf(connection);
     if (cache.reset === 'yes') return;
-    for (const reset of resetStatements) {
+    for (const reset of preparedResetStatements) {
       if (cache.reset === 'unknown') connection.close({ type: 'S', name: reset.name });
       connection.parse({ text: reset.text, name: reset.name, types: [] });
     }

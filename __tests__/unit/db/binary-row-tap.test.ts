@@ -28,7 +28,7 @@ const int4 = (n: number): Buffer => {
 
 describe('BinaryRowTap', () => {
   // A pipelined batch: the context statement's row (no RowDescription), then the plan statement,
-  // then the reset (RESET ALL, RESET ROLE and the context statement again, with a row of its own).
+  // then the reset (RESET ALL, RESET ROLE, DISCARD TEMP and a statement with a row of its own).
   const batch = Buffer.concat([
     message('2', Buffer.alloc(0)),
     dataRow(Buffer.from('t'), Buffer.from('u')),
@@ -43,6 +43,8 @@ describe('BinaryRowTap', () => {
     message('C', Buffer.from('RESET\0')),
     message('2', Buffer.alloc(0)),
     message('C', Buffer.from('RESET\0')),
+    message('2', Buffer.alloc(0)),
+    message('C', Buffer.from('DISCARD TEMP\0')),
     message('2', Buffer.alloc(0)),
     dataRow(Buffer.from('t'), Buffer.from('u')),
     message('C', Buffer.from('SELECT 1\0')),

@@ -36,19 +36,40 @@ describe('PipelinedTransaction', () => {
       'parse:tablegate_context_ro_v2',
       'parse:tablegate_reset_all_v1',
       'parse:tablegate_reset_role_v1',
+      'parse:tablegate_discard_temp_v1',
+      'parse:tablegate_unlock_v1',
       'bind:tablegate_context_ro_v2',
       'execute',
       expect.stringMatching(/^parse:tablegate_q\d+$/),
       expect.stringMatching(/^bind:tablegate_q\d+$/),
       'describe',
       'execute',
-      // After the plan: back to the role's defaults, then the caller's context again for the
-      // deferred triggers that run at COMMIT.
+      // After the plan: back to the role's defaults, and no session advisory lock.
       'bind:tablegate_reset_all_v1',
       'execute',
       'bind:tablegate_reset_role_v1',
       'execute',
-      'bind:tablegate_context_ro_v2',
+      'bind:tablegate_discard_temp_v1',
+      'execute',
+      'bind:tablegate_unlock_v1',
+      'execute',
+      'sync',
+      'uncork',
+    ]);
+  });
+
+  it('sets the context again after the reset of a write, for the deferred triggers that run at COMMIT', () => {
+    const { connection, messages } = fakeConnection();
+    tx({ ...settings, readOnly: false }, 'UPDATE t SET x = 1').submit(connection);
+    const afterPlan = messages.slice(messages.indexOf('describe') + 2);
+    expect(afterPlan).toEqual([
+      'bind:tablegate_reset_all_v1',
+      'execute',
+      'bind:tablegate_reset_role_v1',
+      'execute',
+      'bind:tablegate_discard_temp_v1',
+      'execute',
+      'bind:tablegate_context_rw_v2',
       'execute',
       'sync',
       'uncork',
@@ -63,6 +84,8 @@ describe('PipelinedTransaction', () => {
     expect(messages.filter((m) => m.startsWith('parse'))).toEqual([
       'parse:tablegate_reset_all_v1',
       'parse:tablegate_reset_role_v1',
+      'parse:tablegate_discard_temp_v1',
+      'parse:tablegate_unlock_v1',
       expect.stringMatching(/^parse:tablegate_q\d+$/),
     ]);
     expect(messages.filter((m) => m.startsWith('bind:tablegate_q'))).toHaveLength(2);
@@ -76,15 +99,13 @@ describe('PipelinedTransaction', () => {
     failing.handleError(new Error('the batch failed before its Parse messages ran'));
     messages.length = 0;
     tx(settings, 'SELECT second').submit(connection);
-    expect(messages.filter((m) => /tablegate_reset/.test(m) && !m.startsWith('bind'))).toEqual([
-      'close:tablegate_reset_all_v1',
-      'parse:tablegate_reset_all_v1',
-      'close:tablegate_reset_role_v1',
-      'parse:tablegate_reset_role_v1',
-    ]);
+    const resetParseAndClose = (m: string): boolean => /tablegate_(reset|discard|unlock)/.test(m) && !m.startsWith('bind');
+    expect(messages.filter(resetParseAndClose)).toEqual(
+      ['reset_all', 'reset_role', 'discard_temp', 'unlock'].flatMap((n) => [`close:tablegate_${n}_v1`, `parse:tablegate_${n}_v1`]),
+    );
     messages.length = 0;
     tx(settings, 'SELECT third').submit(connection);
-    expect(messages.filter((m) => /tablegate_reset/.test(m) && !m.startsWith('bind'))).toEqual([]);
+    expect(messages.filter(resetParseAndClose)).toEqual([]);
   });
 
   it('binds the search path as the fifth parameter of the context statement, never in its text', () => {
@@ -97,7 +118,10 @@ describe('PipelinedTransaction', () => {
     const { connection } = fakeConnection();
     connection.bind = (msg?: Msg) => void bound.push((msg as { values?: unknown[] } | undefined)?.values ?? []);
     t.submit(connection);
-    // The context statement is bound twice: before the plan, and again after the reset.
+    // The context statement is bound before the plan, and for a write again after the reset.
+    expect(bound.filter((v) => v[4] === searchPath)).toHaveLength(1);
+    bound.length = 0;
+    tx({ ...settings, searchPath, readOnly: false }).submit(connection);
     expect(bound.filter((v) => v[4] === searchPath)).toHaveLength(2);
   });
 
@@ -127,8 +151,8 @@ describe('PipelinedTransaction', () => {
     const unprepared = tx({ ...settings, prepared: false });
     unprepared.submit(connection);
     expect(unprepared.name).toBe('');
-    // Context, plan, RESET ALL, RESET ROLE, context again: each parsed as the unnamed statement.
-    expect(messages.filter((m) => m.startsWith('parse') || m.startsWith('bind'))).toEqual(Array(5).fill(['parse', 'bind']).flat());
+    // Context, plan, RESET ALL, RESET ROLE, DISCARD TEMP, unlock: each parsed as the unnamed statement.
+    expect(messages.filter((m) => m.startsWith('parse') || m.startsWith('bind'))).toEqual(Array(6).fill(['parse', 'bind']).flat());
   });
 
   it('sets READ ONLY only for read plans', () => {
@@ -143,10 +167,11 @@ describe('PipelinedTransaction', () => {
     t.handleCommandComplete();
     t.handleDataRow({ fields: ['{"a":1}'] });
     t.handleCommandComplete();
-    // RESET ALL, RESET ROLE, then the context statement's own row.
+    // RESET ALL, RESET ROLE, DISCARD TEMP, then a statement with a row of its own.
     t.handleCommandComplete();
     t.handleCommandComplete();
-    t.handleDataRow({ fields: ['t', 'u'] });
+    t.handleCommandComplete();
+    t.handleDataRow({ fields: [''] });
     t.handleCommandComplete();
     t.handleReadyForQuery();
     t.handleError(new Error('late'));
