@@ -25,7 +25,7 @@
  * The context statement also releases session advisory locks, so a failed request's are released
  * when the next one starts; after a read the cheaper unlock statement does that alone.
  *
- * With `prepared_statements` on, both statements are named prepared statements parsed once per
+ * With `prepared_statements` on, every statement is a named prepared statement parsed once per
  * connection (the plan's through a small LRU keyed by its text, whose values are all parameters),
  * so PostgreSQL skips parse and analysis; pgbench measured ~1.6x the statement rate of unnamed
  * statements for a 20-row list. Rows are kept as raw text: the statement already returns JSON.
@@ -99,7 +99,7 @@ const contextStatements = {
  * server's): RESET ALL resets every setting except `role` and `session_authorization`, so RESET
  * ROLE follows (a non-superuser cannot change the session authorization); DISCARD TEMP drops the
  * temporary tables a function created, rows and all. PostgreSQL manual, "RESET", "SET ROLE",
- * "DISCARD". None of them may run outside the plan's transaction: a failed plan skips them.
+ * "DISCARD". In a batch they run in the plan's transaction, after it: a failed plan skips them.
  */
 const resetStatements = [
   { name: 'tablegate_reset_all_v1', text: 'RESET ALL' },
