@@ -72,7 +72,7 @@ const gatewayRows = {
   extraSearchPath: {
     key: 'extra_search_path', schema: { type: 'array', items: { type: 'string' } }, default: ['public'], secret: false,
     expects: 'a list of schema names, e.g. ["public", "extensions"]',
-    description: 'Schemas searched after `schemas` for unqualified names in functions and views (transaction-local `search_path`).',
+    description: 'Schemas searched after `schemas` for unqualified names in function bodies (transaction-local `search_path`).',
   },
   adminToken: {
     key: 'admin_token', schema: text, default: undefined, secret: true, example: 'change-me',
