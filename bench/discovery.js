@@ -11,6 +11,10 @@ const { Pool } = require('pg');
 
 const dist = path.resolve(process.env.TABLEGATE_DIST || path.join(__dirname, '..', 'dist', 'cjs'));
 const { loadSchema } = require(path.join(dist, 'schema', 'load-schema.js'));
+// As createGateway runs discovery: each query in a transaction with the requests' search_path
+// (db/in-search-path.js; builds before it queried the pool directly).
+const inSearchPathFile = path.join(dist, 'db', 'in-search-path.js');
+const inSearchPath = fs.existsSync(inSearchPathFile) ? require(inSearchPathFile).inSearchPath : (pool) => pool;
 
 const TABLES = 1000;
 const COLUMNS = 20;
@@ -122,7 +126,8 @@ async function main() {
     // A fresh pool so the first run is cold: new connections, empty backend catalog caches.
     pool = new Pool({ connectionString: server.connectionString, max: 4 });
     let queries = 0;
-    const counted = { query: (text, values) => (queries++, pool.query(text, values)) };
+    const discovery = inSearchPath(pool, '"public"');
+    const counted = { query: (text, values) => (queries++, discovery.query(text, values)) };
     const times = [];
     let cache;
     for (let run = 0; run < RUNS; run++) {

@@ -18,6 +18,8 @@ import { createPool } from './db/create-pool';
 import { DatabaseUnreachableError, toDatabaseUnreachable } from './db/database-unreachable-error';
 import { createConnectionPolicy } from './db/connection/create-connection-policy';
 import { guardPool } from './db/guard-pool';
+import { inSearchPath } from './db/in-search-path';
+import { searchPathOf } from './db/search-path';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -93,7 +95,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   let generation = 0;
   const discover = async (): Promise<void> => {
     const mine = ++generation;
-    const loaded = await loadSchema(pool, config.schemas);
+    // Type names are read under the requests' search_path (db/in-search-path.ts).
+    const loaded = await loadSchema(inSearchPath(pool, searchPathOf(config.schemas, config.extraSearchPath)), config.schemas);
     if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
     if (legacyPolicy) checkLegacyPolicyNames(legacyPolicy, loaded);
     if (mine !== generation) return;

@@ -5,7 +5,8 @@
  * The gateway is given its own pg.Pool whose connections count the extended-protocol messages
  * written to PostgreSQL: every statement PostgreSQL runs needs one Execute message (Simple Query
  * messages are counted too, in case a code path ever used them). One request must be exactly the
- * context statement plus the plan statement, whether the page holds 1 row or 100.
+ * context statement, the plan statement and the fixed session reset after it (RESET ALL,
+ * RESET ROLE, DISCARD TEMP, the advisory-lock release), whether the page holds 1 row or 100.
  */
 import express from 'express';
 import pg from 'pg';
@@ -20,6 +21,8 @@ let gateway: Gateway;
 let app: express.Express;
 const token = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 const sent = { execute: 0, simpleQuery: 0 };
+/** Statements of one read: context, plan, then RESET ALL, RESET ROLE, DISCARD TEMP, unlock. */
+const perRequest = 6;
 
 /** The part of pg's internal Connection this test wraps. */
 interface CountedConnection {
@@ -75,9 +78,9 @@ describe('statements per request do not grow with the page size (no N+1)', () =>
   ])('%s', async (_name, path) => {
     const one = await statementsFor(`${path}1`);
     const many = await statementsFor(`${path}100`);
-    // The context statement (tenant settings) + the one plan statement.
-    expect(one.statements).toBe(2);
-    expect(many.statements).toBe(2);
+    // The context statement (tenant settings) + the one plan statement + the reset (4).
+    expect(one.statements).toBe(perRequest);
+    expect(many.statements).toBe(perRequest);
     if (!path.includes('_explain')) {
       expect(one.rows).toBe(1);
       expect(many.rows).toBeGreaterThan(5);
@@ -85,8 +88,8 @@ describe('statements per request do not grow with the page size (no N+1)', () =>
   });
 
   it('GET /{table}/:id with expand and aggregate are one plan statement too', async () => {
-    expect((await statementsFor('/api/orders/7?expand=user,nested:order_items')).statements).toBe(2);
-    expect((await statementsFor('/api/orders/aggregate?fn=sum&column=total')).statements).toBe(2);
+    expect((await statementsFor('/api/orders/7?expand=user,nested:order_items')).statements).toBe(perRequest);
+    expect((await statementsFor('/api/orders/aggregate?fn=sum&column=total')).statements).toBe(perRequest);
   });
 
   it('the counter sees statements (guard against a hook that counts nothing)', async () => {

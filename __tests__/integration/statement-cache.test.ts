@@ -41,7 +41,8 @@ describe('prepared statement cache', () => {
       expect((await request(app).get(`/api/orders?status=${i % 2 ? 'paid' : 'shipped'}&limit=2`).set('Authorization', `Bearer ${token}`)).status).toBe(200);
     }
     const prepared = await names(app);
-    expect(prepared).toContain('tablegate_context_ro_v1');
+    expect(prepared).toContain('tablegate_context_ro_v2');
+    expect(prepared).toEqual(expect.arrayContaining(['tablegate_reset_all_v1', 'tablegate_reset_role_v1', 'tablegate_discard_temp_v1', 'tablegate_unlock_v1']));
     // The list shape (values differ, text is the same) and the view read: two plan statements.
     expect(prepared.filter((n) => n.startsWith('tablegate_q'))).toHaveLength(2);
   });

@@ -71,6 +71,11 @@ const gatewayRows = {
     key: 'schemas', schema: stringList, default: ['public'], secret: false,
     description: 'Database schemas whose tables and functions are exposed, in resolution order.',
   },
+  extraSearchPath: {
+    key: 'extra_search_path', schema: { type: 'array', items: { type: 'string' } }, default: ['public'], secret: false,
+    expects: 'a list of schema names, e.g. ["public", "extensions"]',
+    description: 'Schemas searched after `schemas` for unqualified names in function bodies (transaction-local `search_path`).',
+  },
   adminToken: {
     key: 'admin_token', schema: text, default: undefined, secret: true, example: 'change-me',
     description: 'Bearer token required by /metrics and /health/internal; unset = open (restrict by network).',

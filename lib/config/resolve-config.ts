@@ -182,15 +182,17 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
     throw new GatewayConfigError(`${label('bind')} must be host:port with a port from 0 to 65535, e.g. "127.0.0.1:3000" or "[::1]:3000" (got ${describeGot(value('bind'), false)})`, 'bind');
   }
 
-  const schemas = value('schemas') as readonly string[];
-  const bad = schemas.find((s) => !isSchemaName(s));
-  if (bad !== undefined) {
-    throw new GatewayConfigError(`${label('schemas')} must list schema names as the catalog spells them (any text without a NUL character, at most 63 bytes, no quoting); ${describeGot(bad, false)} is not one`, 'schemas');
-  }
-  const duplicate = schemas.find((s, i) => schemas.indexOf(s) !== i);
-  if (duplicate !== undefined) {
-    throw new GatewayConfigError(`${label('schemas')} lists ${JSON.stringify(duplicate)} twice; list each schema once`, 'schemas');
-  }
+  // Schema names are bound as values and quoted by ident() / in the search_path value, so any
+  // name PostgreSQL can store is safe; extra_search_path also refuses the likely typos.
+  const checkSchemaList = (option: 'schemas' | 'extraSearchPath', valid: (name: string) => boolean, rule: string): void => {
+    const names = value(option) as readonly string[];
+    const bad = names.find((s) => !valid(s));
+    if (bad !== undefined) throw new GatewayConfigError(`${label(option)} must list schema names ${rule}; ${describeGot(bad, false)} is not one`, option);
+    const duplicate = names.find((s, i) => names.indexOf(s) !== i);
+    if (duplicate !== undefined) throw new GatewayConfigError(`${label(option)} lists ${JSON.stringify(duplicate)} twice; list each schema once`, option);
+  };
+  checkSchemaList('schemas', isSchemaName, 'as the catalog spells them (any text without a NUL character, at most 63 bytes, no quoting)');
+  checkSchemaList('extraSearchPath', isSearchPathEntry, '(1 to 63 bytes, no control characters, no leading or trailing spaces)');
 
   // Contract §5 / spec "Authentication" 4: dev mode is fail-closed at startup.
   if (value('devMode') === true) {
@@ -298,6 +300,14 @@ function isPostgresUrl(url: string): boolean {
  */
 function isSchemaName(name: string): boolean {
   return name.length > 0 && !name.includes('\u0000') && Buffer.byteLength(name) <= 63;
+}
+
+/**
+ * An `extra_search_path` entry: a storable schema name that is not most likely a typo (surrounding
+ * spaces, control characters): a misspelt schema in search_path is silently skipped by PostgreSQL.
+ */
+function isSearchPathEntry(name: string): boolean {
+  return isSchemaName(name) && name.trim() === name && !/[\u0000-\u001f\u007f]/.test(name);
 }
 
 /** The inline policy is copied before freezing: freezing the caller's own object would be a surprise. */

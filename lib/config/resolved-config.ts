@@ -14,6 +14,8 @@ export interface ResolvedConfig {
   readonly databaseUrl: string | undefined;
   readonly bind: string;
   readonly schemas: readonly string[];
+  /** Searched after `schemas` in every request's transaction-local `search_path`. */
+  readonly extraSearchPath: readonly string[];
   readonly adminToken: string | undefined;
   readonly allowListPath: string | undefined;
   readonly policy: string | undefined;

@@ -6,8 +6,9 @@
  * turns that text back into a Buffer; bytes that are not valid UTF-8 do not survive the round trip
  * (brianc/node-postgres#3495: the int4 1000 comes back as 1007). The tap frames the backend
  * messages itself (type byte, int32 length; PostgreSQL docs §55.7 "Message Formats") and keeps the
- * fields of the DataRows that follow the first RowDescription, i.e. of the one statement the batch
- * Describes. It is prepended to the stream's listeners, so it has seen a chunk before pg's parser
+ * fields of the DataRows between the first RowDescription and the CommandComplete after it, i.e.
+ * of the one statement the batch Describes (statements after it, such as the reset's context
+ * statement, return rows of their own). It is prepended to the stream's listeners, so it has seen a chunk before pg's parser
  * can finish the batch on that chunk's ReadyForQuery. Nothing of pg is patched.
  *
  * Only valid on a connection with nothing in flight: the first byte after `submit` then starts a
@@ -22,6 +23,7 @@ export type BinaryRows = (Buffer | null)[][];
 
 const ROW_DESCRIPTION = 0x54; // 'T'
 const DATA_ROW = 0x44; // 'D'
+const COMMAND_COMPLETE = 0x43; // 'C'
 const READY_FOR_QUERY = 0x5a; // 'Z'
 
 export class BinaryRowTap {
@@ -50,7 +52,7 @@ export class BinaryRowTap {
       if (end > buffer.length) break;
       if (type === ROW_DESCRIPTION) this.described = true;
       else if (type === DATA_ROW && this.described) this.rows.push(fieldsOf(buffer, offset + 5));
-      else if (type === READY_FOR_QUERY) {
+      else if (type === READY_FOR_QUERY || (type === COMMAND_COMPLETE && this.described)) {
         this.finished = true;
         this.stop();
         return;

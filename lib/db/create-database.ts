@@ -12,6 +12,7 @@ import type { Plan, Result } from '../stages/stage-types';
 import { checkOut } from './check-out';
 import { locateFailingRow } from './locate-failing-row';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
+import { searchPathOf } from './search-path';
 
 /**
  * How long past statement_timeout a request waits for the database's answer before the connection
@@ -20,8 +21,12 @@ import { type BatchResult, contextQuery, PipelinedTransaction } from './pipeline
  */
 export const answerGraceMs = 5000;
 
-export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; preparedStatements: boolean }): Database {
+export function createDatabase(
+  pool: pg.Pool,
+  options: { statementTimeoutMs: number; preparedStatements: boolean; schemas: readonly string[]; extraSearchPath: readonly string[] },
+): Database {
   const { statementTimeoutMs, preparedStatements } = options;
+  const searchPath = searchPathOf(options.schemas, options.extraSearchPath);
   // No statement_timeout (0): no bound either, since a statement may legitimately run that long.
   const deadlineMs = statementTimeoutMs > 0 ? statementTimeoutMs + answerGraceMs : 0;
   return {
@@ -37,6 +42,7 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
               userId: identity.userId,
               agentId: identity.agentId,
               statementTimeoutMs,
+              searchPath,
               readOnly: plan.readOnly,
               prepared: preparedStatements,
               binaryResults: plan.binaryResults === true,
@@ -66,7 +72,7 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
       const lease = await checkOut(pool, deadlineMs);
       let failed = false;
       try {
-        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, readOnly: false });
+        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, searchPath, readOnly: false });
         return await locateFailingRow(lease.client, context, probe, isRowError);
       } catch {
         // Probing is best effort; a connection that failed mid-transaction is not reused.

@@ -8,10 +8,12 @@
  * search over k finds that row in log2(batch size) statements: 10 for 1,000 rows. They run in
  * one transaction, as the caller and with the caller's tenant context, each under a savepoint
  * that is rolled back, and the transaction itself is always rolled back: probing never writes.
+ * Afterwards the session is reset to the role's defaults, as after every request.
  * This costs round trips only on the failure path; a successful batch is still one.
  */
 import type pg from 'pg';
 import type { CompiledQuery } from '../sql/sql';
+import { sessionResetText } from './pipelined-transaction';
 
 export interface RowProbe {
   /** Rows in the batch. */
@@ -70,5 +72,8 @@ export async function locateFailingRow(
     return { index: failing - 1, error };
   } finally {
     await client.query('ROLLBACK');
+    // The rollback undid every setting made in the transaction, but not session-level advisory
+    // locks; the reset leaves the connection as a pipelined batch does (docs/security.md).
+    await client.query(sessionResetText);
   }
 }

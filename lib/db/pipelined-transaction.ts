@@ -2,16 +2,30 @@
  * One round trip per request. A node-postgres Submittable that writes, in one batch of
  * extended-protocol messages ending in a single Sync:
  *
- *   Parse/Bind/Execute  SELECT set_config('app.current_tenant_id', $1, true), ...
+ *   Parse/Bind/Execute  SELECT set_config('app.current_tenant_id', $1, true), ...   (the context)
  *   Parse/Bind/Describe/Execute  <the plan's statement>
+ *   Bind/Execute  RESET ALL, RESET ROLE, DISCARD TEMP, then                         (the reset)
+ *                 writes: the context statement again; reads: SELECT pg_advisory_unlock_all()
  *   Sync
  *
  * Messages before a Sync run as one implicit transaction (PostgreSQL docs §55.2.3, "Extended
  * Query"; §55.2.4 "Pipelining"): the transaction-local settings are in force for the statement,
- * any error aborts both and is rolled back at Sync, and nothing leaks to the next request. A
- * hand-written route needs four round trips (BEGIN, set_config, query, COMMIT) for the same.
+ * and any error aborts the whole batch and is rolled back at Sync. A hand-written route needs four
+ * round trips (BEGIN, set_config, query, COMMIT) for the same.
  *
- * With `prepared_statements` on, both statements are named prepared statements parsed once per
+ * Nothing carries over to the next request on the connection (docs/security.md, "What is reset
+ * after each request"): a function may change session-level settings (`set_config(..., false)`,
+ * `SET` without `LOCAL`, `SET ROLE`), create temporary tables or take session advisory locks. The
+ * reset runs after the plan, so it cannot change its rows (they are sent, TimeZone applied, before
+ * it runs), and only when the plan succeeded: after an error PostgreSQL itself undoes every setting
+ * and temporary table made in the transaction. RESET ALL also clears the transaction-local
+ * context, so after a write the context statement runs once more: deferred triggers fire at COMMIT
+ * and must still see the caller's tenant and search_path (a READ ONLY transaction writes nothing,
+ * so none fire). At COMMIT the local values end and the session is left at the role's defaults.
+ * The context statement also releases session advisory locks, so a failed request's are released
+ * when the next one starts; after a read the cheaper unlock statement does that alone.
+ *
+ * With `prepared_statements` on, every statement is a named prepared statement parsed once per
  * connection (the plan's through a small LRU keyed by its text, whose values are all parameters),
  * so PostgreSQL skips parse and analysis; pgbench measured ~1.6x the statement rate of unnamed
  * statements for a 20-row list. Rows are kept as raw text: the statement already returns JSON.
@@ -36,6 +50,8 @@ export interface TransactionSettings {
   readonly userId: string;
   readonly agentId: string;
   readonly statementTimeoutMs: number;
+  /** The `search_path` value (search-path.ts): exposed schemas, then extra_search_path. */
+  readonly searchPath: string;
   readonly readOnly: boolean;
   /** Use named prepared statements (false behind poolers that cannot keep them). */
   readonly prepared: boolean;
@@ -48,6 +64,8 @@ interface StatementCache {
   readonly names: Map<string, string>;
   /** Names whose Parse may have failed; closed (a no-op if absent) before the next batch. */
   closeFirst: string[];
+  /** Whether the reset statements are prepared: 'unknown' after a failed batch that parsed them. */
+  reset: 'no' | 'yes' | 'unknown';
 }
 
 /** Bound on prepared statements per connection; each holds a plan in the server backend. */
@@ -58,7 +76,7 @@ let statementCounter = 0;
 function cacheOf(connection: Connection): StatementCache {
   let cache = caches.get(connection);
   if (!cache) {
-    cache = { names: new Map(), closeFirst: [] };
+    cache = { names: new Map(), closeFirst: [], reset: 'no' };
     caches.set(connection, cache);
   }
   return cache;
@@ -67,12 +85,40 @@ function cacheOf(connection: Connection): StatementCache {
 const contextText = (readOnly: boolean): string =>
   "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
   "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
-  `set_config('statement_timeout', $4, true)${readOnly ? ", set_config('transaction_read_only', 'on', true)" : ''}`;
+  "set_config('statement_timeout', $4, true), set_config('search_path', $5, true), pg_advisory_unlock_all()" +
+  (readOnly ? ", set_config('transaction_read_only', 'on', true)" : '');
 
+// Versioned names: a connection that prepared an older text must not run it under this name.
 const contextStatements = {
-  ro: { name: 'tablegate_context_ro_v1', text: contextText(true) },
-  rw: { name: 'tablegate_context_rw_v1', text: contextText(false) },
+  ro: { name: 'tablegate_context_ro_v2', text: contextText(true) },
+  rw: { name: 'tablegate_context_rw_v2', text: contextText(false) },
 } as const;
+
+/**
+ * Back to the connection's defaults (connection-option, role and database defaults, else the
+ * server's): RESET ALL resets every setting except `role` and `session_authorization`, so RESET
+ * ROLE follows (a non-superuser cannot change the session authorization); DISCARD TEMP drops the
+ * temporary tables a function created, rows and all. PostgreSQL manual, "RESET", "SET ROLE",
+ * "DISCARD". In a batch they run in the plan's transaction, after it: a failed plan skips them.
+ */
+const resetStatements = [
+  { name: 'tablegate_reset_all_v1', text: 'RESET ALL' },
+  { name: 'tablegate_reset_role_v1', text: 'RESET ROLE' },
+  { name: 'tablegate_discard_temp_v1', text: 'DISCARD TEMP' },
+] as const;
+const unlockStatement = { name: 'tablegate_unlock_v1', text: 'SELECT pg_advisory_unlock_all()' } as const;
+const preparedResetStatements = [...resetStatements, unlockStatement];
+
+/** The reset as one simple-protocol query, for a connection used outside a pipelined batch. */
+export const sessionResetText = preparedResetStatements.map((r) => r.text).join('; ');
+
+const contextValues = (settings: Omit<TransactionSettings, 'prepared'>): string[] => [
+  settings.tenantId,
+  settings.userId,
+  settings.agentId,
+  String(settings.statementTimeoutMs),
+  settings.searchPath,
+];
 
 export type Rows = (string | null)[][];
 
@@ -92,7 +138,7 @@ export interface BatchResult {
 export function contextQuery(settings: Omit<TransactionSettings, 'prepared'>): CompiledQuery {
   return {
     text: contextText(settings.readOnly),
-    values: [settings.tenantId, settings.userId, settings.agentId, String(settings.statementTimeoutMs)],
+    values: contextValues(settings),
   };
 }
 
@@ -111,6 +157,8 @@ export class PipelinedTransaction {
   private done = false;
   /** The plan statement this batch parsed, forgotten again if the batch fails. */
   private parsed: { cache: StatementCache; name: string } | undefined;
+  /** Set when this batch parsed the reset statements. */
+  private parsedReset: StatementCache | undefined;
 
   constructor(
     private readonly settings: TransactionSettings,
@@ -129,25 +177,47 @@ export class PipelinedTransaction {
     if (settings.binaryResults) this.tap = new BinaryRowTap(connection.stream);
     connection.stream.cork?.();
     try {
+      const context = contextValues(settings);
       if (this.name === '' || connection.parsedStatements[this.name] !== this.text) {
         connection.parse({ text: this.text, name: this.name, types: [] });
       }
-      connection.bind({
-        portal: '',
-        statement: this.name,
-        values: [settings.tenantId, settings.userId, settings.agentId, String(settings.statementTimeoutMs)],
-      });
+      // Before any Execute, so that an error in the batch cannot skip these Parses.
+      if (settings.prepared) this.prepareReset(connection);
+      connection.bind({ portal: '', statement: this.name, values: context });
       connection.execute({ portal: '', rows: 0 });
       const statement = settings.prepared ? this.preparedName(connection) : '';
       if (statement === '') connection.parse({ text: this.query.text, name: '', types: [] });
       connection.bind({ portal: '', statement, values: this.query.values, valueMapper: this.valueMapper, binary: settings.binaryResults === true });
       connection.describe({ type: 'P', name: '' });
       connection.execute({ portal: '', rows: 0 });
+      // The reset: skipped by PostgreSQL if anything before it failed.
+      for (const reset of resetStatements) this.run(connection, reset.name, reset.text, []);
+      if (settings.readOnly) this.run(connection, unlockStatement.name, unlockStatement.text, []);
+      else this.run(connection, this.name, this.text, context);
       connection.sync();
     } finally {
       connection.stream.uncork?.();
     }
     return null;
+  }
+
+  /** Bind and Execute of a statement without result columns we keep (parsed unnamed when not prepared). */
+  private run(connection: Connection, name: string, text: string, values: readonly unknown[]): void {
+    if (!this.settings.prepared) connection.parse({ text, name: '', types: [] });
+    connection.bind({ portal: '', statement: this.settings.prepared ? name : '', values });
+    connection.execute({ portal: '', rows: 0 });
+  }
+
+  /** Writes the Parse of the reset statements when this connection may not have them. */
+  private prepareReset(connection: Connection): void {
+    const cache = cacheOf(connection);
+    if (cache.reset === 'yes') return;
+    for (const reset of preparedResetStatements) {
+      if (cache.reset === 'unknown') connection.close({ type: 'S', name: reset.name });
+      connection.parse({ text: reset.text, name: reset.name, types: [] });
+    }
+    cache.reset = 'yes';
+    this.parsedReset = cache;
   }
 
   /** The plan statement's name on this connection, writing its Parse when it is new. */
@@ -205,6 +275,7 @@ export class PipelinedTransaction {
       if (cache.names.get(this.query.text) === name) cache.names.delete(this.query.text);
       cache.closeFirst.push(name);
     }
+    if (this.parsedReset) this.parsedReset.reset = 'unknown';
     this.finish(err);
   }
 

@@ -9,6 +9,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     databaseUrl: undefined,
     bind: '127.0.0.1:3000',
     schemas: ['public'],
+    extraSearchPath: ['public'],
     adminToken: undefined,
     allowListPath: undefined,
     policy: undefined,

@@ -250,6 +250,26 @@ describe('resolveConfig cross-field checks', () => {
     expect(errorOf(() => resolveConfig({ databaseUrl: url, schemas: [''] }, noEnv)).key).toBe('schemas');
   });
 
+  it('takes extra_search_path as any schema names, in order, and refuses what PostgreSQL would not keep', () => {
+    expect(resolveConfig({ databaseUrl: url }, noEnv).extraSearchPath).toEqual(['public']);
+    expect(resolveConfig({ databaseUrl: url, extraSearchPath: [] }, noEnv).extraSearchPath).toEqual([]);
+    const odd = ['Mixed Case', 'a-b', 'we"ird', 'ext,ra', '$user', 'x'.repeat(63)];
+    expect(resolveConfig({ databaseUrl: url, extraSearchPath: odd }, noEnv).extraSearchPath).toEqual(odd);
+    const file = writeToml('search-path.toml', '[gateway]\nextra_search_path = ["extensions", "public"]\n');
+    expect(resolveConfig({ databaseUrl: url, configFile: file }, noEnv).extraSearchPath).toEqual(['extensions', 'public']);
+    for (const bad of ['', ' public', 'public ', 'a\u0000b', 'tab\there', 'x'.repeat(64), 'é'.repeat(32)]) {
+      const error = errorOf(() => resolveConfig({ databaseUrl: url, extraSearchPath: ['public', bad] }, noEnv));
+      expect([bad, error.key, error.message]).toEqual([bad, 'extraSearchPath', expect.stringContaining('must list schema names')]);
+    }
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, extraSearchPath: ['ext', 'ext'] }, noEnv)).message).toContain('"ext" twice');
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, extraSearchPath: untyped({ extraSearchPath: 'public' }).extraSearchPath }, noEnv)).message).toContain(
+      'option `extraSearchPath` must be a list of schema names',
+    );
+    expect(errorOf(() => resolveConfig({ databaseUrl: url, configFile: writeToml('sp-bad.toml', '[gateway]\nextra_search_path = ["a", "a"]\n') }, noEnv)).message).toMatch(
+      /^`extra_search_path` in \[gateway\] of .*sp-bad\.toml lists "a" twice/,
+    );
+  });
+
   it('refuses both legacy policy sources from one place, and lets an option replace the file’s', () => {
     expect(errorOf(() => resolveConfig({ databaseUrl: url, policy: 'policies: []', policyPath: 'p.yaml' }, noEnv)).message).toContain('keep only one');
     const file = writeToml('legacy.toml', '[gateway]\npolicy_path = "legacy.yaml"\n');

@@ -27,7 +27,8 @@ const int4 = (n: number): Buffer => {
 };
 
 describe('BinaryRowTap', () => {
-  // A pipelined batch: the context statement's row (no RowDescription), then the plan statement.
+  // A pipelined batch: the context statement's row (no RowDescription), then the plan statement,
+  // then the reset (RESET ALL, RESET ROLE, DISCARD TEMP and a statement with a row of its own).
   const batch = Buffer.concat([
     message('2', Buffer.alloc(0)),
     dataRow(Buffer.from('t'), Buffer.from('u')),
@@ -38,6 +39,15 @@ describe('BinaryRowTap', () => {
     dataRow(int4(1000), null),
     dataRow(int4(-1), Buffer.from([0xff, 0xfe, 0x80])),
     message('C', Buffer.from('SELECT 2\0')),
+    message('2', Buffer.alloc(0)),
+    message('C', Buffer.from('RESET\0')),
+    message('2', Buffer.alloc(0)),
+    message('C', Buffer.from('RESET\0')),
+    message('2', Buffer.alloc(0)),
+    message('C', Buffer.from('DISCARD TEMP\0')),
+    message('2', Buffer.alloc(0)),
+    dataRow(Buffer.from('t'), Buffer.from('u')),
+    message('C', Buffer.from('SELECT 1\0')),
     message('Z', Buffer.from('I')),
   ]);
 
@@ -49,7 +59,7 @@ describe('BinaryRowTap', () => {
       [int4(1000), null],
       [int4(-1), Buffer.from([0xff, 0xfe, 0x80])],
     ]);
-    // ReadyForQuery ends it: the tap no longer listens.
+    // The described statement's CommandComplete ends it: the tap no longer listens.
     expect(stream.listenerCount('data')).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { maxPreparedStatements, PipelinedTransaction } from '../../../lib/db/pipelined-transaction';
+import { contextQuery, maxPreparedStatements, PipelinedTransaction } from '../../../lib/db/pipelined-transaction';
 
 type Msg = { name?: string; statement?: string; text?: string; portal?: string; type?: string };
 
@@ -23,22 +23,53 @@ function fakeConnection(parsed: Record<string, string> = {}) {
   };
 }
 
-const settings = { tenantId: 't', userId: 'u', agentId: '', statementTimeoutMs: 30000, readOnly: true, prepared: true };
+const settings = { tenantId: 't', userId: 'u', agentId: '', statementTimeoutMs: 30000, searchPath: '"public"', readOnly: true, prepared: true };
 const query = (text = 'SELECT 1') => ({ text, values: [] });
 const tx = (s = settings, text?: string, cb: (err: Error | null, rows: unknown) => void = () => undefined) => new PipelinedTransaction(s, query(text), (v) => v, cb);
 
 describe('PipelinedTransaction', () => {
-  it('writes context + statement as one corked batch ending in a single Sync (one round trip)', () => {
+  it('writes context + statement + reset as one corked batch ending in a single Sync (one round trip)', () => {
     const { connection, messages } = fakeConnection();
     tx(settings, 'SELECT batch').submit(connection);
     expect(messages).toEqual([
       'cork',
-      'parse:tablegate_context_ro_v1',
-      'bind:tablegate_context_ro_v1',
+      'parse:tablegate_context_ro_v2',
+      'parse:tablegate_reset_all_v1',
+      'parse:tablegate_reset_role_v1',
+      'parse:tablegate_discard_temp_v1',
+      'parse:tablegate_unlock_v1',
+      'bind:tablegate_context_ro_v2',
       'execute',
       expect.stringMatching(/^parse:tablegate_q\d+$/),
       expect.stringMatching(/^bind:tablegate_q\d+$/),
       'describe',
+      'execute',
+      // After the plan: back to the role's defaults, and no session advisory lock.
+      'bind:tablegate_reset_all_v1',
+      'execute',
+      'bind:tablegate_reset_role_v1',
+      'execute',
+      'bind:tablegate_discard_temp_v1',
+      'execute',
+      'bind:tablegate_unlock_v1',
+      'execute',
+      'sync',
+      'uncork',
+    ]);
+  });
+
+  it('sets the context again after the reset of a write, for the deferred triggers that run at COMMIT', () => {
+    const { connection, messages } = fakeConnection();
+    tx({ ...settings, readOnly: false }, 'UPDATE t SET x = 1').submit(connection);
+    const afterPlan = messages.slice(messages.indexOf('describe') + 2);
+    expect(afterPlan).toEqual([
+      'bind:tablegate_reset_all_v1',
+      'execute',
+      'bind:tablegate_reset_role_v1',
+      'execute',
+      'bind:tablegate_discard_temp_v1',
+      'execute',
+      'bind:tablegate_context_rw_v2',
       'execute',
       'sync',
       'uncork',
@@ -50,8 +81,48 @@ describe('PipelinedTransaction', () => {
     const { connection, messages } = fakeConnection({ [probe.name]: probe.text });
     tx(settings, 'SELECT reuse').submit(connection);
     tx(settings, 'SELECT reuse').submit(connection);
-    expect(messages.filter((m) => m.startsWith('parse'))).toHaveLength(1);
+    expect(messages.filter((m) => m.startsWith('parse'))).toEqual([
+      'parse:tablegate_reset_all_v1',
+      'parse:tablegate_reset_role_v1',
+      'parse:tablegate_discard_temp_v1',
+      'parse:tablegate_unlock_v1',
+      expect.stringMatching(/^parse:tablegate_q\d+$/),
+    ]);
     expect(messages.filter((m) => m.startsWith('bind:tablegate_q'))).toHaveLength(2);
+    expect(messages.filter((m) => m.startsWith('bind:tablegate_reset_all_v1'))).toHaveLength(2);
+  });
+
+  it('closes and parses the reset statements again after a batch that parsed them failed', () => {
+    const { connection, messages } = fakeConnection();
+    const failing = tx(settings, 'SELECT first');
+    failing.submit(connection);
+    failing.handleError(new Error('the batch failed before its Parse messages ran'));
+    messages.length = 0;
+    tx(settings, 'SELECT second').submit(connection);
+    const resetParseAndClose = (m: string): boolean => /tablegate_(reset|discard|unlock)/.test(m) && !m.startsWith('bind');
+    expect(messages.filter(resetParseAndClose)).toEqual(
+      ['reset_all', 'reset_role', 'discard_temp', 'unlock'].flatMap((n) => [`close:tablegate_${n}_v1`, `parse:tablegate_${n}_v1`]),
+    );
+    messages.length = 0;
+    tx(settings, 'SELECT third').submit(connection);
+    expect(messages.filter(resetParseAndClose)).toEqual([]);
+  });
+
+  it('binds the search path as the fifth parameter of the context statement, never in its text', () => {
+    const searchPath = '"Mixed Case", "a-b", "we""ird", "public"';
+    const t = tx({ ...settings, searchPath });
+    expect(t.text).toContain("set_config('search_path', $5, true)");
+    expect(t.text).not.toContain('Mixed');
+    expect(contextQuery({ ...settings, searchPath }).values).toEqual(['t', 'u', '', '30000', searchPath]);
+    const bound: unknown[][] = [];
+    const { connection } = fakeConnection();
+    connection.bind = (msg?: Msg) => void bound.push((msg as { values?: unknown[] } | undefined)?.values ?? []);
+    t.submit(connection);
+    // The context statement is bound before the plan, and for a write again after the reset.
+    expect(bound.filter((v) => v[4] === searchPath)).toHaveLength(1);
+    bound.length = 0;
+    tx({ ...settings, searchPath, readOnly: false }).submit(connection);
+    expect(bound.filter((v) => v[4] === searchPath)).toHaveLength(2);
   });
 
   it('closes the least recently used statement beyond the bound', () => {
@@ -80,7 +151,8 @@ describe('PipelinedTransaction', () => {
     const unprepared = tx({ ...settings, prepared: false });
     unprepared.submit(connection);
     expect(unprepared.name).toBe('');
-    expect(messages.filter((m) => m.startsWith('parse') || m.startsWith('bind'))).toEqual(['parse', 'bind', 'parse', 'bind']);
+    // Context, plan, RESET ALL, RESET ROLE, DISCARD TEMP, unlock: each parsed as the unnamed statement.
+    expect(messages.filter((m) => m.startsWith('parse') || m.startsWith('bind'))).toEqual(Array(6).fill(['parse', 'bind']).flat());
   });
 
   it('sets READ ONLY only for read plans', () => {
@@ -94,6 +166,12 @@ describe('PipelinedTransaction', () => {
     t.handleDataRow({ fields: ['t', 'u'] });
     t.handleCommandComplete();
     t.handleDataRow({ fields: ['{"a":1}'] });
+    t.handleCommandComplete();
+    // RESET ALL, RESET ROLE, DISCARD TEMP, then a statement with a row of its own.
+    t.handleCommandComplete();
+    t.handleCommandComplete();
+    t.handleCommandComplete();
+    t.handleDataRow({ fields: [''] });
     t.handleCommandComplete();
     t.handleReadyForQuery();
     t.handleError(new Error('late'));

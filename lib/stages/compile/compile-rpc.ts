@@ -5,7 +5,8 @@
  * `jsonb_to_record(...) AS a(<key> <declared type>, ...)`: PostgreSQL's own JSON-to-type
  * conversion, the one the write routes use (arrays from JSON arrays, composites from objects,
  * every scalar through its input function), and the declared types pin the overload that parse
- * chose. The call is schema-qualified, so search_path plays no part.
+ * chose. The call is schema-qualified, so search_path plays no part in finding the function; inside
+ * it, unqualified names resolve through the request's search_path (docs/rpc.md).
  *
  * Text results (the default) are built as JSON by PostgreSQL (contract §3): an array for a set,
  * an object for a row, the bare value for a scalar, null for void. Binary results
