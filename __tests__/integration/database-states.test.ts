@@ -26,8 +26,11 @@ const post = (path: string, body: unknown, token = tokenA) =>
   request(app).post(`/api${path}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(body));
 const call = (name: string, args: Record<string, unknown> = {}) => post(`/rpc/${name}`, args);
 
-/** PostgreSQL's context qualifies a function outside the search_path, as dbstates is. */
-const qualifier = 'dbstates.';
+/**
+ * PostgreSQL's context qualifies a function only when its schema is not on the search_path; every
+ * request's search_path starts with the exposed schemas (docs/rpc.md), so dbstates' are bare.
+ */
+const qualifier = '';
 
 const REFRESH_HINT = (name: string) => `Run \`REFRESH MATERIALIZED VIEW ${name}\`; PostgreSQL refuses to read it until then.`;
 
