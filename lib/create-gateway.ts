@@ -15,6 +15,7 @@ import { checkRole } from './db/check-role';
 import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
+import { trackCheckedOutClients } from './db/checked-out-clients';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -22,8 +23,11 @@ import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
 import { createAdminRouter } from './ops/create-admin-router';
+import { Drain } from './ops/drain';
 import { Metrics } from './ops/metrics';
 import { loadSchema } from './schema/load-schema';
+import { listenClientFactory } from './schema/reload-listener';
+import { createSchemaWatcher } from './schema/schema-watcher';
 import type { SchemaCache } from './schema/schema-types';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
 import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
@@ -50,7 +54,12 @@ export interface Gateway extends Router {
   readonly admin: Router;
   /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
   reloadSchema(): Promise<void>;
-  /** Drains the pool the gateway created; a pool passed in `options.pool` is left open. */
+  /**
+   * Drains (docs/scaling-out.md, "Shutting down"): new requests get 503 at once; requests in
+   * flight, including those waiting for a pool connection, finish, or are answered 503 after
+   * `drain_timeout_ms`; then schema reloading stops and the pool the gateway created is ended (a
+   * pool passed in `options.pool` is left open).
+   */
   close(): Promise<void>;
   /** The frozen, resolved configuration (secrets are non-enumerable). */
   readonly config: ResolvedConfig;
@@ -78,34 +87,63 @@ export function createGateway(options: GatewayOptions): Gateway {
   const pool: pg.Pool = options.pool ?? createPool(config);
   const db = createDatabase(pool, config);
   const metrics = new Metrics();
+  const drain = new Drain();
+  // Only the gateway's own pool: a drain that times out may cut its connections.
+  const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
   let schema: SchemaCache | undefined;
 
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
   // install its result, so an older, slower read of the catalog never overwrites a newer one.
   let generation = 0;
-  const discover = async (): Promise<void> => {
+  const discover = async (reason = 'manual'): Promise<void> => {
     const mine = ++generation;
-    const loaded = await loadSchema(pool, config.schemas);
-    if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
-    if (legacyPolicy) checkLegacyPolicyNames(legacyPolicy, loaded);
+    let loaded: SchemaCache;
+    try {
+      loaded = await loadSchema(pool, config.schemas);
+      if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
+      if (legacyPolicy) checkLegacyPolicyNames(legacyPolicy, loaded);
+    } catch (err) {
+      metrics.recordReload(reason, 'error');
+      throw err;
+    }
+    metrics.recordReload(reason, 'ok');
     if (mine !== generation) return;
     schema = loaded;
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
   };
+  // Reload on DDL without a call (docs/scaling-out.md): LISTEN and/or catalog polling.
+  const watcher = createSchemaWatcher({
+    pool,
+    schemas: config.schemas,
+    listen: config.reloadListen ? { newClient: listenClientFactory(pool, config.reloadDatabaseUrl), channel: config.reloadChannel } : undefined,
+    pollMs: config.schemaPollS * 1000,
+    reload: (reason) => discover(reason),
+  });
   const ready = (async () => {
     await checkRole(pool, config.allowRlsBypassRole);
-    await discover();
+    // Before the first discovery, so that no DDL can fall between the catalog read and LISTEN.
+    await watcher.start();
+    await discover('start');
     // Fail open: tables without RLS enabled and forced are served, with one warning listing them.
     if (schema) await warnAboutRowSecurity(pool, schema);
   })();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
-  ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
+  ready.catch((err: unknown) => {
+    log('not ready: %s', err instanceof Error ? err.message : String(err));
+    void watcher.stop();
+  });
 
   const handle = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     let route = 'unknown';
+    const ticket = drain.enter(() => sendError(res, shuttingDown('The gateway shut down before the request finished.'), requestId));
+    if (ticket === undefined) {
+      sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
+      metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      return;
+    }
     try {
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
@@ -119,6 +157,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ctx: GatewayContext = { request, config, schema: schema!, db };
       res.locals.gateway = ctx;
       const result = await runPipeline(stages, ctx);
+      // Answered 503 by a drain that timed out: the response is gone.
+      if (ticket.aborted) return;
       route = ctx.command!.kind;
       showPattern(res, ctx);
       const rendered = renderResult(ctx.command!, result, cursors);
@@ -126,6 +166,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (rendered.body === null) res.end();
       else sendJson(res, rendered.body);
     } catch (err) {
+      if (ticket.aborted) return;
       const ctx = res.locals.gateway as GatewayContext | undefined;
       if (ctx?.command) {
         route = ctx.command.kind;
@@ -134,6 +175,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (isSchemaDrift(err)) reloadAfterDrift();
       sendError(res, err, requestId);
     } finally {
+      ticket.leave();
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     }
   };
@@ -142,9 +184,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // at most once per interval, so the next requests see the new schema.
   let lastDriftReload = 0;
   const reloadAfterDrift = (): void => {
-    if (Date.now() - lastDriftReload < driftReloadIntervalMs) return;
+    if (drain.draining || Date.now() - lastDriftReload < driftReloadIntervalMs) return;
     lastDriftReload = Date.now();
-    discover().catch((e: unknown) => log('reload after schema drift failed: %s', e instanceof Error ? e.message : String(e)));
+    discover('drift').catch((e: unknown) => log('reload after schema drift failed: %s', e instanceof Error ? e.message : String(e)));
   };
 
   const router = express.Router();
@@ -158,9 +200,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
     schema: () => schema,
     startedAt: Date.now(),
+    draining: () => drain.draining,
   });
 
-  let closed = false;
+  let closing: Promise<void> | undefined;
   return Object.assign(router, {
     ready,
     admin,
@@ -169,16 +212,31 @@ export function createGateway(options: GatewayOptions): Gateway {
       await ready;
       await discover();
     },
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      await ready.catch(() => undefined);
-      if (ownsPool) await pool.end();
+    close(): Promise<void> {
+      // Every caller waits for the same drain; refusing new requests starts synchronously.
+      closing ??= (async () => {
+        const drained = drain.drain(config.drainTimeoutMs);
+        await Promise.all([watcher.stop(), ready.catch(() => undefined)]);
+        const aborted = await drained;
+        if (aborted > 0) log('drain timeout: %d request(s) answered 503', aborted);
+        if (!ownsPool) return;
+        // end() first: it stops serving requests still queued for a connection; then the
+        // statements of aborted requests are cut off so that end() can finish.
+        const ended = pool.end();
+        if (aborted > 0) checkedOut?.endAll();
+        await ended;
+      })();
+      return closing;
     },
   }) as Gateway;
 }
 
 const driftReloadIntervalMs = 5000;
+
+/** While draining: the client should retry, on this or another instance. */
+function shuttingDown(message: string): GatewayError {
+  return new GatewayError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': '1', Connection: 'close' }, hint: 'Retry the request.' });
+}
 
 /** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
 function showPattern(res: Response, ctx: GatewayContext): void {

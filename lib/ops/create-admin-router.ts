@@ -20,6 +20,8 @@ export interface AdminSources {
   readonly metrics: Metrics;
   readonly schema: () => SchemaCache | undefined;
   readonly startedAt: number;
+  /** True once close() began: health answers 503 so that load balancers stop sending traffic. */
+  readonly draining?: () => boolean;
 }
 
 export function createAdminRouter(sources: AdminSources): express.Router {
@@ -63,8 +65,10 @@ async function health(sources: AdminSources, pool: { total: number; idle: number
   }
   const latencyMs = Number(process.hrtime.bigint() - start) / 1e6;
   const schema = sources.schema();
+  const draining = sources.draining?.() === true;
   return {
-    status: reachable && schema ? 'ok' : 'degraded',
+    status: reachable && schema && !draining ? 'ok' : 'degraded',
+    ...(draining ? { draining: true } : {}),
     version,
     uptime_s: Math.round((Date.now() - sources.startedAt) / 1000),
     db: { reachable, latency_ms: Math.round(latencyMs * 100) / 100 },

@@ -14,6 +14,13 @@ export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly durationCounts = new Map<string, number[]>();
   private readonly durationSums = new Map<string, number>();
+  private readonly reloads = new Map<string, number>();
+
+  /** One schema discovery: `reason` is start, manual, drift, notify, poll or reconnect; `result` ok or error. */
+  recordReload(reason: string, result: 'ok' | 'error'): void {
+    const key = `${reason}\u0000${result}`;
+    this.reloads.set(key, (this.reloads.get(key) ?? 0) + 1);
+  }
 
   record(route: string, status: number, seconds: number): void {
     const key = `${route}\u0000${status}`;
@@ -55,6 +62,11 @@ export class Metrics {
     const schema = source.schema();
     lines.push('# HELP tablegate_schema_objects Discovered tables and functions.', '# TYPE tablegate_schema_objects gauge');
     lines.push(`tablegate_schema_objects{kind="tables"} ${schema?.tables ?? 0}`, `tablegate_schema_objects{kind="functions"} ${schema?.functions ?? 0}`);
+    lines.push('# HELP tablegate_schema_reloads_total Schema discoveries, by what caused them and their result.', '# TYPE tablegate_schema_reloads_total counter');
+    for (const [key, n] of this.reloads) {
+      const [reason, result] = key.split('\u0000');
+      lines.push(`tablegate_schema_reloads_total{reason="${reason}",result="${result}"} ${n}`);
+    }
     return `${lines.join('\n')}\n`;
   }
 }
