@@ -56,22 +56,26 @@ export function createAdminRouter(sources: AdminSources): express.Router {
 }
 
 async function health(sources: AdminSources, pool: { total: number; idle: number; waiting: number }) {
-  const start = process.hrtime.bigint();
-  let reachable = true;
-  try {
-    await sources.pool.query('SELECT 1');
-  } catch {
-    reachable = false;
-  }
-  const latencyMs = Number(process.hrtime.bigint() - start) / 1e6;
-  const schema = sources.schema();
+  // While draining the answer is 503 anyway, and a probe would queue behind the requests being
+  // drained (or hit a pool that has been ended), so the database is not asked.
   const draining = sources.draining?.() === true;
+  const start = process.hrtime.bigint();
+  let reachable: boolean | null = draining ? null : true;
+  if (!draining) {
+    try {
+      await sources.pool.query('SELECT 1');
+    } catch {
+      reachable = false;
+    }
+  }
+  const latencyMs = draining ? null : Math.round((Number(process.hrtime.bigint() - start) / 1e6) * 100) / 100;
+  const schema = sources.schema();
   return {
-    status: reachable && schema && !draining ? 'ok' : 'degraded',
+    status: reachable === true && schema && !draining ? 'ok' : 'degraded',
     ...(draining ? { draining: true } : {}),
     version,
     uptime_s: Math.round((Date.now() - sources.startedAt) / 1000),
-    db: { reachable, latency_ms: Math.round(latencyMs * 100) / 100 },
+    db: { reachable, latency_ms: latencyMs },
     pool,
     schema: { tables: schema?.tables.length ?? 0, functions: schema?.functions.length ?? 0, loaded_at: schema?.loadedAt.toISOString() ?? null },
   };
