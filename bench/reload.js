@@ -14,6 +14,7 @@ const { Pool } = require('pg');
 const dist = path.resolve(process.env.TABLEGATE_DIST || path.join(__dirname, '..', 'dist', 'cjs'));
 const { createGateway } = require(path.join(dist, 'index.js'));
 const { reloadTriggerStatements } = require(path.join(dist, 'schema', 'reload-trigger-sql.js'));
+const { schemaFingerprint } = require(path.join(dist, 'schema', 'schema-fingerprint.js'));
 const { startEmbeddedPostgres } = require(path.join(dist, 'cli', 'embedded-postgres.js'));
 const jwt = require('jsonwebtoken');
 
@@ -105,6 +106,17 @@ async function main() {
     const { rows } = await admin.query('SHOW server_version');
     console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(1)}, node ${process.version}, PostgreSQL ${rows[0].server_version}`);
     console.log(`${RUNS} CREATE TABLE per row; ms from the commit until the gateway serves the table`);
+    const app = new Pool({ connectionString: appUrl.toString(), max: 1 });
+    for (const schema of ['small', 'big']) {
+      const times = [];
+      for (let i = 0; i < 6; i++) {
+        const t = performance.now();
+        await schemaFingerprint(app, [schema]);
+        times.push(performance.now() - t);
+      }
+      console.log(`fingerprint query (schema_poll_s), ${schema}: median ${pct(times.slice(1), 50).toFixed(1)} ms of 5 warm runs`);
+    }
+    await app.end();
     console.log('schema  mode                     median    p95    max');
     for (const schema of ['small', 'big']) {
       const r = await measure(admin, appUrl.toString(), schema);
