@@ -69,8 +69,9 @@ async function measure(admin, appUrl, schema) {
       const [a, b] = await Promise.all([msUntilServed(`${listen.base}/fresh_${i}`, committed), msUntilServed(`${poll.base}/fresh_${i}`, committed)]);
       results.listen.push(a);
       results.poll.push(b);
-      // Lets the polling gateway's phase drift relative to the DDL.
-      await new Promise((resolve) => setTimeout(resolve, 137));
+      // Spreads the DDL evenly over the polling gateway's 1 s cycle (a fixed pause would lock the
+      // DDL to one phase of it and bias the polling numbers).
+      await new Promise((resolve) => setTimeout(resolve, (i * 379) % 1000));
     }
   } finally {
     for (const s of [listen, poll]) {
