@@ -153,6 +153,35 @@ describe('reload on DDL through LISTEN (reload_listen, the default)', () => {
   });
 });
 
+describe('atomic reload', () => {
+  it('a request keeps the schema it started with while a reload replaces it; the next one sees the new schema', async () => {
+    const seen: unknown[] = [];
+    let gateway: Gateway | undefined;
+    const started = await start({
+      stages: {
+        // Between parse/compile (done with the request's schema) and execute: change the table
+        // and reload, as a LISTEN notification would.
+        execute: async (ctx, execute) => {
+          seen.push(ctx.schema);
+          if (seen.length === 1) {
+            await db.admin.query('ALTER TABLE reload.items ADD COLUMN during_request int NOT NULL DEFAULT 5');
+            await gateway!.reloadSchema();
+          }
+          return execute(ctx);
+        },
+      },
+    });
+    gateway = started.gateway;
+    const first = await get(started.app, '/api/items?limit=1');
+    const second = await get(started.app, '/api/items?limit=1');
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body.data[0])).not.toContain('during_request');
+    expect(second.body.data[0]).toMatchObject({ id: 1, during_request: 5 });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).not.toBe(seen[1]);
+  });
+});
+
 describe('LISTEN connection settings', () => {
   it('opens the LISTEN connection to reload_database_url when it is given', async () => {
     const { app } = await start({ reloadDatabaseUrl: db.adminUrl, reloadChannel: 'tablegate_reload' });
