@@ -20,6 +20,7 @@ import { createConnectionPolicy } from './db/connection/create-connection-policy
 import { guardPool } from './db/guard-pool';
 import { inSearchPath } from './db/in-search-path';
 import { searchPathOf } from './db/search-path';
+import { trackCheckedOutClients } from './db/checked-out-clients';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -27,8 +28,11 @@ import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
 import { createAdminRouter } from './ops/create-admin-router';
+import { Drain } from './ops/drain';
 import { Metrics } from './ops/metrics';
 import { loadSchema } from './schema/load-schema';
+import { listenClientFactory } from './schema/reload-listener';
+import { createSchemaWatcher, type SchemaWatcher } from './schema/schema-watcher';
 import type { SchemaCache } from './schema/schema-types';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
 import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
@@ -55,7 +59,12 @@ export interface Gateway extends Router {
   readonly admin: Router;
   /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
   reloadSchema(): Promise<void>;
-  /** Drains the pool the gateway created; a pool passed in `options.pool` is left open. */
+  /**
+   * Drains (docs/scaling-out.md, "Shutting down"): new requests get 503 at once; requests in
+   * flight, including those waiting for a pool connection, finish, or are answered 503 after
+   * `drain_timeout_ms`; then schema reloading stops and the pool the gateway created is ended (a
+   * pool passed in `options.pool` is left open).
+   */
   close(): Promise<void>;
   /** The frozen, resolved configuration (secrets are non-enumerable). */
   readonly config: ResolvedConfig;
@@ -88,26 +97,54 @@ export function createGateway(options: GatewayOptions): Gateway {
   const unguardPool = ownsPool ? undefined : guardPool(pool);
   const db = createDatabase(pool, config);
   const metrics = new Metrics();
+  const drain = new Drain();
+  // Only the gateway's own pool: a drain that times out may cut its connections.
+  const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
   let schema: SchemaCache | undefined;
 
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
   // install its result, so an older, slower read of the catalog never overwrites a newer one.
   let generation = 0;
-  const discover = async (): Promise<void> => {
+  const discover = async (reason = 'manual'): Promise<void> => {
     const mine = ++generation;
-    // Type names are read under the requests' search_path (db/in-search-path.ts).
-    const loaded = await loadSchema(inSearchPath(pool, searchPathOf(config.schemas, config.extraSearchPath)), config.schemas);
-    if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
-    if (legacyPolicy) checkLegacyPolicyNames(legacyPolicy, loaded);
+    let loaded: SchemaCache;
+    try {
+      // Type names are read under the requests' search_path (db/in-search-path.ts).
+      loaded = await loadSchema(inSearchPath(pool, searchPathOf(config.schemas, config.extraSearchPath)), config.schemas);
+      if (accessPolicy) checkPolicyNames(accessPolicy, loaded);
+      if (legacyPolicy) checkLegacyPolicyNames(legacyPolicy, loaded);
+    } catch (err) {
+      metrics.recordReload(reason, 'error');
+      throw err;
+    }
+    metrics.recordReload(reason, 'ok');
     if (mine !== generation) return;
     schema = loaded;
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
   };
+  // The LISTEN connection is made like the pool's, or by the connection policy of reload_database_url
+  // (validated here, at creation, like database_url).
+  const reloadClient = config.reloadListen && config.reloadDatabaseUrl !== undefined ? createConnectionPolicy(config.reloadDatabaseUrl, options.gss).Client : undefined;
+  const listenClients = config.reloadListen ? listenClientFactory(pool, reloadClient) : undefined;
+  // Reload on DDL without a call (docs/scaling-out.md): LISTEN and/or catalog polling. One watcher
+  // per start: a start that fails stops its watcher, and a later start makes a new one.
+  let watcher: SchemaWatcher | undefined;
   const start = async (): Promise<void> => {
+    const mine = createSchemaWatcher({
+      pool,
+      schemas: config.schemas,
+      listen: listenClients === undefined ? undefined : { newClient: listenClients, channel: config.reloadChannel },
+      pollMs: config.schemaPollS * 1000,
+      reload: (reason) => discover(reason),
+    });
+    watcher = mine;
     try {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
-      await discover();
+      // Before the first discovery, so that no DDL can fall between the catalog read and LISTEN.
+      await mine.start();
+      await discover('start');
     } catch (err) {
+      void mine.stop();
       // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
       log('ready failed: %O', err);
       throw toDatabaseUnreachable(err, pool, config.poolConnectionTimeoutMs);
@@ -123,17 +160,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   // (it was down or restarting while the host started), a request starts again, at most once per
   // second, so the gateway serves as soon as the database is back (docs/getting-started.md). Any
   // other failure (a superuser role, a policy naming a missing table) is for the operator to fix.
-  let started: Promise<void> = ready;
+  let startup: Promise<void> = ready;
   let lastStart = Date.now();
   const whenStarted = async (): Promise<void> => {
     try {
-      await started;
+      await startup;
     } catch (err) {
-      if (err instanceof DatabaseUnreachableError && Date.now() - lastStart >= restartIntervalMs) {
+      if (err instanceof DatabaseUnreachableError && !drain.draining && Date.now() - lastStart >= restartIntervalMs) {
         lastStart = Date.now();
-        started = start();
-        started.catch((e: unknown) => log('start again failed: %s', e instanceof Error ? e.message : String(e)));
-        await started;
+        startup = start();
+        startup.catch((e: unknown) => log('start again failed: %s', e instanceof Error ? e.message : String(e)));
+        await startup;
       } else {
         throw err;
       }
@@ -145,6 +182,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     let route = 'unknown';
+    const ticket = drain.enter(() => sendError(res, shuttingDown('The gateway shut down before the request finished.'), requestId));
+    if (ticket === undefined) {
+      sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
+      metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      return;
+    }
     try {
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
@@ -158,6 +201,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ctx: GatewayContext = { request, config, schema: schema!, db };
       res.locals.gateway = ctx;
       const result = await runPipeline(stages, ctx);
+      // Answered 503 by a drain that timed out: the response is gone.
+      if (ticket.aborted) return;
       route = ctx.command!.kind;
       showPattern(res, ctx);
       const rendered = renderResult(ctx.command!, result, cursors);
@@ -165,6 +210,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (rendered.body === null) res.end();
       else sendJson(res, rendered.body);
     } catch (err) {
+      if (ticket.aborted) return;
       const ctx = res.locals.gateway as GatewayContext | undefined;
       if (ctx?.command) {
         route = ctx.command.kind;
@@ -173,6 +219,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (isSchemaDrift(err)) reloadAfterDrift();
       sendError(res, err, requestId);
     } finally {
+      ticket.leave();
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     }
   };
@@ -181,9 +228,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // at most once per interval, so the next requests see the new schema.
   let lastDriftReload = 0;
   const reloadAfterDrift = (): void => {
-    if (Date.now() - lastDriftReload < driftReloadIntervalMs) return;
+    if (drain.draining || Date.now() - lastDriftReload < driftReloadIntervalMs) return;
     lastDriftReload = Date.now();
-    discover().catch((e: unknown) => log('reload after schema drift failed: %s', e instanceof Error ? e.message : String(e)));
+    discover('drift').catch((e: unknown) => log('reload after schema drift failed: %s', e instanceof Error ? e.message : String(e)));
   };
 
   const router = express.Router();
@@ -198,9 +245,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     connection: () => connection?.stats,
     schema: () => schema,
     startedAt: Date.now(),
+    draining: () => drain.draining,
   });
 
-  let closed = false;
+  let closing: Promise<void> | undefined;
   return Object.assign(router, {
     ready,
     admin,
@@ -209,12 +257,23 @@ export function createGateway(options: GatewayOptions): Gateway {
       await whenStarted();
       await discover();
     },
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      await started.catch(() => undefined);
-      unguardPool?.();
-      if (ownsPool) await pool.end();
+    close(): Promise<void> {
+      // Every caller waits for the same drain; refusing new requests starts synchronously.
+      closing ??= (async () => {
+        const drained = drain.drain(config.drainTimeoutMs);
+        // No start begins once draining (whenStarted checks it), so this is the last watcher.
+        await Promise.all([watcher?.stop(), startup.catch(() => undefined)]);
+        const aborted = await drained;
+        if (aborted > 0) log('drain timeout: %d request(s) answered 503', aborted);
+        unguardPool?.();
+        if (!ownsPool) return;
+        // end() first: it stops serving requests still queued for a connection; then the
+        // statements of aborted requests are cut off so that end() can finish.
+        const ended = pool.end();
+        if (aborted > 0) checkedOut?.endAll();
+        await ended;
+      })();
+      return closing;
     },
   }) as Gateway;
 }
@@ -222,6 +281,11 @@ export function createGateway(options: GatewayOptions): Gateway {
 const driftReloadIntervalMs = 5000;
 /** Least time between two starts caused by requests while the database was unreachable at start. */
 const restartIntervalMs = 1000;
+
+/** While draining: the client should retry, on this or another instance. */
+function shuttingDown(message: string): GatewayError {
+  return new GatewayError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': '1', Connection: 'close' }, hint: 'Retry the request.' });
+}
 
 /** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
 function showPattern(res: Response, ctx: GatewayContext): void {

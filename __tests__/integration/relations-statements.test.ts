@@ -33,6 +33,9 @@ interface CountedConnection {
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = new pg.Pool({ connectionString: db.appUrl, max: 2 });
+  // pool.end() resolves before its clients have closed; DROP DATABASE ... WITH (FORCE) in afterAll
+  // may then terminate one, and an 'error' event without a listener would fail the file.
+  pool.on('error', () => undefined);
   pool.on('connect', (client) => {
     const connection = (client as unknown as { connection: CountedConnection }).connection;
     const execute = connection.execute.bind(connection);

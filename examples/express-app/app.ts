@@ -73,9 +73,10 @@ if (require.main === module) {
   gateway.ready.then(
     () => {
       const server = app.listen(Number(PORT), '127.0.0.1', () => console.log(`example app on http://127.0.0.1:${PORT} (API under /api)`));
+      // Drain (docs/scaling-out.md): no new connections, requests in flight finish, new ones get 503.
       const stop = (): void => {
         server.close();
-        void gateway.close();
+        void gateway.close().then(() => server.closeIdleConnections());
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

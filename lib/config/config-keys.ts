@@ -223,6 +223,29 @@ const gatewayRows = {
     key: 'prepared_statements', schema: flag, default: true, secret: false,
     description: 'Keep named prepared statements per connection (skips parse and plan); false for poolers that cannot (PgBouncer transaction mode before 1.21).',
   },
+  reloadListen: {
+    key: 'reload_listen', schema: flag, default: true, secret: false,
+    description: 'LISTEN on `reload_channel` on a dedicated connection and reload the schema on each notification (see docs/scaling-out.md).',
+  },
+  reloadChannel: {
+    key: 'reload_channel', default: 'tablegate_reload', secret: false,
+    schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 },
+    expects: 'a lower-case channel name of letters, digits and _ (at most 63 characters), such as tablegate_reload',
+    description: 'Notification channel that announces schema changes (the event trigger of `tablegate install-reload-trigger` notifies it).',
+  },
+  reloadDatabaseUrl: {
+    key: 'reload_database_url', schema: text, default: undefined, secret: true,
+    example: 'postgres://gateway@db-direct:5432/app',
+    description: 'Direct connection URL for the LISTEN connection when database_url goes through a pooler that cannot LISTEN; defaults to the pool\'s connection.',
+  },
+  schemaPollS: {
+    key: 'schema_poll_s', schema: integer(0, 2147483), default: 0, secret: false,
+    description: 'Seconds between catalog fingerprint checks that reload the schema when it changed; 0 turns polling off.',
+  },
+  drainTimeoutMs: {
+    key: 'drain_timeout_ms', schema: integer(0, MAX_INT4), default: 10000, secret: false,
+    description: 'How long close() (and SIGTERM of `tablegate serve`) lets in-flight requests finish before answering them 503, in ms.',
+  },
 } satisfies Record<GatewayOptionName, Row>;
 
 const accessRows = {

@@ -171,6 +171,11 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
     throw new GatewayConfigError(`${label('databaseUrl')} must be a postgres:// or postgresql:// URL, e.g. postgres://user@host:5432/db`, 'databaseUrl');
   }
 
+  const reloadDatabaseUrl = value('reloadDatabaseUrl');
+  if (typeof reloadDatabaseUrl === 'string' && !isPostgresUrl(reloadDatabaseUrl)) {
+    throw new GatewayConfigError(`${label('reloadDatabaseUrl')} must be a postgres:// or postgresql:// URL, e.g. postgres://user@db-direct:5432/db`, 'reloadDatabaseUrl');
+  }
+
   const defaultLimit = value('defaultLimit') as number;
   const maxLimit = value('maxLimit') as number;
   if (defaultLimit > maxLimit) {

@@ -56,5 +56,14 @@ export interface ResolvedConfig {
   readonly poolConnectionTimeoutMs: number;
   /** Named prepared statements, cached per connection; off for poolers that cannot keep them. */
   readonly preparedStatements: boolean;
+  /** LISTEN for schema-change notifications on a dedicated connection (docs/scaling-out.md). */
+  readonly reloadListen: boolean;
+  readonly reloadChannel: string;
+  /** Direct URL for the LISTEN connection (a pooler in transaction mode cannot LISTEN). */
+  readonly reloadDatabaseUrl: string | undefined;
+  /** Catalog fingerprint polling interval in seconds; 0 = off. */
+  readonly schemaPollS: number;
+  /** How long close() waits for in-flight requests before answering them 503. */
+  readonly drainTimeoutMs: number;
   readonly access: AccessConfig;
 }

@@ -23,6 +23,8 @@ export interface AdminSources {
   /** GSS counters of the pool the gateway created; undefined for a given pool. */
   readonly connection?: () => ConnectionStats | undefined;
   readonly startedAt: number;
+  /** True once close() began: health answers 503 so that load balancers stop sending traffic. */
+  readonly draining?: () => boolean;
 }
 
 export function createAdminRouter(sources: AdminSources): express.Router {
@@ -60,22 +62,28 @@ export function createAdminRouter(sources: AdminSources): express.Router {
 const healthProbeTimeoutMs = 5000;
 
 async function health(sources: AdminSources, pool: { total: number; idle: number; waiting: number }) {
+  // While draining the answer is 503 anyway, and a probe would queue behind the requests being
+  // drained (or hit a pool that has been ended), so the database is not asked.
+  const draining = sources.draining?.() === true;
   const start = process.hrtime.bigint();
-  let reachable = true;
-  try {
-    // Bounded: a frozen or cut-off server never answers, and the probe must not hang with it
-    // (pg then fails the query and the pool discards the client).
-    await sources.pool.query({ text: 'SELECT 1', query_timeout: healthProbeTimeoutMs } as pg.QueryConfig);
-  } catch {
-    reachable = false;
+  let reachable: boolean | null = draining ? null : true;
+  if (!draining) {
+    try {
+      // Bounded: a frozen or cut-off server never answers, and the probe must not hang with it
+      // (pg then fails the query and the pool discards the client).
+      await sources.pool.query({ text: 'SELECT 1', query_timeout: healthProbeTimeoutMs } as pg.QueryConfig);
+    } catch {
+      reachable = false;
+    }
   }
-  const latencyMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const latencyMs = draining ? null : Math.round((Number(process.hrtime.bigint() - start) / 1e6) * 100) / 100;
   const schema = sources.schema();
   return {
-    status: reachable && schema ? 'ok' : 'degraded',
+    status: reachable === true && schema && !draining ? 'ok' : 'degraded',
+    ...(draining ? { draining: true } : {}),
     version,
     uptime_s: Math.round((Date.now() - sources.startedAt) / 1000),
-    db: { reachable, latency_ms: Math.round(latencyMs * 100) / 100 },
+    db: { reachable, latency_ms: latencyMs },
     pool,
     schema: { tables: schema?.tables.length ?? 0, functions: schema?.functions.length ?? 0, loaded_at: schema?.loadedAt.toISOString() ?? null },
   };

@@ -18,6 +18,13 @@ export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly durationCounts = new Map<string, number[]>();
   private readonly durationSums = new Map<string, number>();
+  private readonly reloads = new Map<string, number>();
+
+  /** One schema discovery: `reason` is start, manual, drift, notify, poll or reconnect; `result` ok or error. */
+  recordReload(reason: string, result: 'ok' | 'error'): void {
+    const key = `${reason}\u0000${result}`;
+    this.reloads.set(key, (this.reloads.get(key) ?? 0) + 1);
+  }
 
   record(route: string, status: number, seconds: number): void {
     const key = `${route}\u0000${status}`;
@@ -68,6 +75,11 @@ export class Metrics {
     lines.push(`tablegate_gss_circuit_openings_total ${gss?.gssCircuitOpenings ?? 0}`);
     lines.push('# HELP tablegate_gss_circuit_open 1 while the GSS circuit is open (new connections fail fast), else 0.', '# TYPE tablegate_gss_circuit_open gauge');
     lines.push(`tablegate_gss_circuit_open ${gss?.gssCircuitOpen === true ? 1 : 0}`);
+    lines.push('# HELP tablegate_schema_reloads_total Schema discoveries, by what caused them and their result.', '# TYPE tablegate_schema_reloads_total counter');
+    for (const [key, n] of this.reloads) {
+      const [reason, result] = key.split('\u0000');
+      lines.push(`tablegate_schema_reloads_total{reason="${reason}",result="${result}"} ${n}`);
+    }
     return `${lines.join('\n')}\n`;
   }
 }

@@ -45,6 +45,11 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     poolMax: 10,
     poolConnectionTimeoutMs: 5000,
     preparedStatements: true,
+    reloadListen: true,
+    reloadChannel: 'tablegate_reload',
+    reloadDatabaseUrl: undefined,
+    schemaPollS: 0,
+    drainTimeoutMs: 10000,
     access: { enabled: false, path: undefined, policy: undefined },
     ...overrides,
   });

@@ -42,7 +42,8 @@ export function createPolicyClient(settings: ConnectionSettings, runtime: Policy
 
     constructor(poolConfig: pg.ClientConfig = {}) {
       const ssl = tlsConnectionOptions(settings.tls);
-      const keepAlive = settings.keepAlive ?? false;
+      // The URL's keepalives parameter, else what the caller asks for (the LISTEN connection asks for it).
+      const keepAlive = settings.keepAlive ?? poolConfig.keepAlive ?? false;
       const keepAliveInitialDelayMillis = settings.keepAliveIdleMs ?? 0;
       const connection = new PolicyConnection(
         { ssl, sslNegotiation: settings.tls.negotiation, keepAlive, keepAliveInitialDelayMillis, encoding: 'utf8' },
@@ -54,7 +55,8 @@ export function createPolicyClient(settings: ConnectionSettings, runtime: Policy
         port: settings.port,
         user: settings.user,
         database: settings.database,
-        application_name: settings.applicationName ?? 'tablegate',
+        // A name the gateway gives a connection of its own (the LISTEN one) wins over the URL's.
+        application_name: poolConfig.application_name ?? settings.applicationName ?? 'tablegate',
         fallback_application_name: settings.fallbackApplicationName,
         options: settings.options,
         ssl,
