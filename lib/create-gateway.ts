@@ -16,6 +16,8 @@ import { warnAboutRowSecurity } from './db/check-row-security';
 import { createDatabase } from './db/create-database';
 import { createPool } from './db/create-pool';
 import { toDatabaseUnreachable } from './db/database-unreachable-error';
+import { NamedStatements } from './db/named-statements';
+import { probeNamedStatements } from './db/probe-named-statements';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -77,7 +79,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const ownsPool = options.pool === undefined;
   const pool: pg.Pool = options.pool ?? createPool(config);
-  const db = createDatabase(pool, config);
+  const namedStatements = new NamedStatements(config.preparedStatements, howToSet(config, 'preparedStatements', false));
+  const db = createDatabase(pool, { statementTimeoutMs: config.statementTimeoutMs, namedStatements });
   const metrics = new Metrics();
   let schema: SchemaCache | undefined;
 
@@ -96,6 +99,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ready = (async () => {
     try {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
+      // Behind a transaction-mode pooler that loses them, switch before the first request (docs/scaling-out.md).
+      if (namedStatements.enabled) {
+        const verdict = await probeNamedStatements(pool);
+        log('named prepared statements: %s (%s)', verdict.kept ? 'kept' : 'lost', verdict.why);
+        if (!verdict.kept) namedStatements.disable(verdict.why);
+      }
       await discover();
     } catch (err) {
       // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
