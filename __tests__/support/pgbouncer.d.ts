@@ -13,6 +13,7 @@ export interface PgBouncerOptions {
 export interface RunningPgBouncer {
   readonly host: string;
   readonly port: number;
+  readonly pid: number;
   readonly version: string;
   readonly versionNum: number;
   readonly dir: string;

@@ -149,6 +149,8 @@ async function startPgBouncer(adminUrl, options = {}) {
   return {
     host: '127.0.0.1',
     port,
+    /** The pgbouncer process (it runs in the foreground, so this is pgbouncer itself). */
+    pid: child.pid,
     version: found.version,
     versionNum: found.versionNum,
     dir,
