@@ -101,7 +101,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
       // Behind a transaction-mode pooler that loses them, switch before the first request (docs/scaling-out.md).
       if (namedStatements.enabled) {
-        const verdict = await probeNamedStatements(pool);
+        // A check that fails proves nothing: statements stay named, and a request that meets a lost one still switches.
+        const verdict = await probeNamedStatements(pool).catch((err: unknown) => ({ kept: true, why: `the check failed: ${err instanceof Error ? err.message : String(err)}` }));
         log('named prepared statements: %s (%s)', verdict.kept ? 'kept' : 'lost', verdict.why);
         if (!verdict.kept) namedStatements.disable(verdict.why);
       }

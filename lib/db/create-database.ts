@@ -15,49 +15,41 @@ import { type BatchResult, contextQuery, PipelinedTransaction } from './pipeline
 
 export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: number; namedStatements: NamedStatements }): Database {
   const { statementTimeoutMs, namedStatements } = options;
-  const runBatch = async (identity: Identity, plan: QueryPlan, prepared: boolean): Promise<Result> => {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      return await new Promise<BatchResult>((resolve, reject) => {
-        const tx = new PipelinedTransaction(
-          {
-            tenantId: identity.tenantId,
-            userId: identity.userId,
-            agentId: identity.agentId,
-            statementTimeoutMs,
-            readOnly: plan.readOnly,
-            prepared,
-            binaryResults: plan.binaryResults === true,
-          },
-          plan.query,
-          prepareValue,
-          (err, result) => (err ? reject(err) : resolve(result)),
-        );
-        // A Submittable: pg calls tx.submit(connection) when the client is free.
-        (client as unknown as { query(s: unknown): void }).query(tx);
-      });
-    } catch (err) {
-      // A protocol-level failure (no SQLSTATE) may leave the connection unusable: discard it.
-      if (!(err && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code))) broken = err as Error;
-      throw err;
-    } finally {
-      client.release(broken);
-    }
-  };
-  const run = async (identity: Identity, plan: QueryPlan): Promise<Result> => {
-    const prepared = namedStatements.enabled;
-    try {
-      return await runBatch(identity, plan, prepared);
-    } catch (err) {
-      // Nothing of the request ran: the batch stopped at a Parse or Bind and was rolled back.
-      if (!prepared || !isLostStatementError(err)) throw err;
-      namedStatements.disable(`a request failed with "${(err as Error).message}"`);
-      return runBatch(identity, plan, false);
-    }
-  };
-  return {
-    run,
+  const database = {
+    async run(identity: Identity, plan: QueryPlan, prepared = namedStatements.enabled): Promise<Result> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await new Promise<BatchResult>((resolve, reject) => {
+          const tx = new PipelinedTransaction(
+            {
+              tenantId: identity.tenantId,
+              userId: identity.userId,
+              agentId: identity.agentId,
+              statementTimeoutMs,
+              readOnly: plan.readOnly,
+              prepared,
+              binaryResults: plan.binaryResults === true,
+            },
+            plan.query,
+            prepareValue,
+            (err, result) => (err ? reject(err) : resolve(result)),
+          );
+          // A Submittable: pg calls tx.submit(connection) when the client is free.
+          (client as unknown as { query(s: unknown): void }).query(tx);
+        });
+      } catch (err) {
+        // A protocol-level failure (no SQLSTATE) may leave the connection unusable: discard it.
+        if (!(err && typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code))) broken = err as Error;
+        if (!prepared || !isLostStatementError(err)) throw err;
+        // Nothing of the request ran: the batch stopped at a Parse or Bind and was rolled back.
+        namedStatements.disable(`a request failed with "${(err as Error).message}"`);
+      } finally {
+        client.release(broken);
+      }
+      // Sent again, unnamed, on a connection from the pool (this one is back in it).
+      return database.run(identity, plan, false);
+    },
 
     async locateFailingRow(identity, probe, isRowError) {
       const client = await pool.connect();
@@ -73,5 +65,6 @@ export function createDatabase(pool: pg.Pool, options: { statementTimeoutMs: num
         client.release(broken);
       }
     },
-  };
+  } satisfies Database;
+  return database;
 }
