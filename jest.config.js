@@ -31,9 +31,19 @@ const integration = {
  * `auto` adds the ones the installed pgbouncer supports and prints why any other is skipped;
  * `transaction` / `transaction-prepared` add that one (missing pgbouncer: the run fails).
  * Files that cannot run through a pooler skip themselves with the reason (describeDirect in
- * support/test-database.ts); __tests__/integration/pgbouncer.test.ts starts PgBouncers of its
- * own and runs once, in the plain `integration` project.
+ * support/test-database.ts); the files in `directOnly` never go through the run's PgBouncer and
+ * run once, in the plain `integration` project.
  */
+const directOnly = [
+  // Starts PgBouncers of its own; once per run is enough.
+  '<rootDir>/__tests__/integration/pgbouncer.test.ts',
+  // Gateways on private PostgreSQL servers of their own (restarted, with TLS, with GSSAPI), never
+  // on `appUrl`: a PgBouncer run would repeat them unchanged.
+  '<rootDir>/__tests__/integration/database-faults.test.ts',
+  '<rootDir>/__tests__/integration/connection-tls-auth.test.ts',
+  '<rootDir>/__tests__/integration/connection-kerberos.test.ts',
+];
+
 function pgBouncerProjects() {
   const wanted = process.env.TABLEGATE_TEST_PGBOUNCER;
   if (!wanted || wanted === 'off') return [];
@@ -52,7 +62,7 @@ function pgBouncerProjects() {
     projects.push({
       ...integration,
       displayName: mode === 'transaction' ? 'integration-pgbouncer' : 'integration-pgbouncer-prepared',
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/__tests__/integration/pgbouncer.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...directOnly],
       globalSetup: '<rootDir>/__tests__/support/global-setup-pgbouncer.js',
       setupFilesAfterEnv: [...integration.setupFilesAfterEnv, '<rootDir>/__tests__/support/pgbouncer-setup.js'],
       globals: { __TABLEGATE_TEST_PGBOUNCER_MODE__: mode },
