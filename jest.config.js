@@ -22,6 +22,17 @@ const integration = {
   setupFilesAfterEnv: ['<rootDir>/__tests__/support/integration-setup.js'],
 };
 
+/** Integration files that do not run in the PgBouncer projects. */
+const directOnly = [
+  // Starts PgBouncers of its own; once per run is enough.
+  '<rootDir>/__tests__/integration/pgbouncer.test.ts',
+  // Gateways on private PostgreSQL servers of their own (restarted, with TLS, with GSSAPI), never
+  // on `appUrl`: a PgBouncer run would repeat them unchanged.
+  '<rootDir>/__tests__/integration/database-faults.test.ts',
+  '<rootDir>/__tests__/integration/connection-tls-auth.test.ts',
+  '<rootDir>/__tests__/integration/connection-kerberos.test.ts',
+];
+
 /**
  * The integration suite once more with `appUrl` through a real PgBouncer in pool_mode = transaction
  * (docs/scaling-out.md), when TABLEGATE_TEST_PGBOUNCER asks for it (`npm test` sets `auto`):
@@ -34,16 +45,6 @@ const integration = {
  * support/test-database.ts); the files in `directOnly` never go through the run's PgBouncer and
  * run once, in the plain `integration` project.
  */
-const directOnly = [
-  // Starts PgBouncers of its own; once per run is enough.
-  '<rootDir>/__tests__/integration/pgbouncer.test.ts',
-  // Gateways on private PostgreSQL servers of their own (restarted, with TLS, with GSSAPI), never
-  // on `appUrl`: a PgBouncer run would repeat them unchanged.
-  '<rootDir>/__tests__/integration/database-faults.test.ts',
-  '<rootDir>/__tests__/integration/connection-tls-auth.test.ts',
-  '<rootDir>/__tests__/integration/connection-kerberos.test.ts',
-];
-
 function pgBouncerProjects() {
   const wanted = process.env.TABLEGATE_TEST_PGBOUNCER;
   if (!wanted || wanted === 'off') return [];
