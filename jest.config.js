@@ -14,6 +14,67 @@ const shared = {
   moduleNameMapper: { '^tablegate$': '<rootDir>/lib/index.ts' },
 };
 
+const integration = {
+  ...shared,
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/__tests__/integration/**/*.test.ts'],
+  globalTeardown: '<rootDir>/__tests__/support/global-teardown.js',
+  setupFilesAfterEnv: ['<rootDir>/__tests__/support/integration-setup.js'],
+};
+
+/** Integration files that do not run in the PgBouncer projects. */
+const directOnly = [
+  // Starts PgBouncers of its own; once per run is enough.
+  '<rootDir>/__tests__/integration/pgbouncer.test.ts',
+  // Gateways on private PostgreSQL servers of their own (restarted, with TLS, with GSSAPI), never
+  // on `appUrl`: a PgBouncer run would repeat them unchanged.
+  '<rootDir>/__tests__/integration/database-faults.test.ts',
+  '<rootDir>/__tests__/integration/connection-tls-auth.test.ts',
+  '<rootDir>/__tests__/integration/connection-kerberos.test.ts',
+  // LISTEN for schema changes needs a direct connection; these test it (and its instances) directly.
+  '<rootDir>/__tests__/integration/schema-reload.test.ts',
+  '<rootDir>/__tests__/integration/many-instances.test.ts',
+];
+
+/**
+ * The integration suite once more with `appUrl` through a real PgBouncer in pool_mode = transaction
+ * (docs/scaling-out.md), when TABLEGATE_TEST_PGBOUNCER asks for it (`npm test` sets `auto`):
+ *  - `integration-pgbouncer`: prepared_statements = false (unnamed statements), any version;
+ *  - `integration-pgbouncer-prepared`: prepared statements kept by PgBouncer (1.21+,
+ *    max_prepared_statements).
+ * `auto` adds the ones the installed pgbouncer supports and prints why any other is skipped;
+ * `transaction` / `transaction-prepared` add that one (missing pgbouncer: the run fails).
+ * Files that cannot run through a pooler skip themselves with the reason (describeDirect in
+ * support/test-database.ts); the files in `directOnly` never go through the run's PgBouncer and
+ * run once, in the plain `integration` project.
+ */
+function pgBouncerProjects() {
+  const wanted = process.env.TABLEGATE_TEST_PGBOUNCER;
+  if (!wanted || wanted === 'off') return [];
+  const modes = { auto: ['transaction', 'transaction-prepared'], transaction: ['transaction'], 'transaction-prepared': ['transaction-prepared'] }[wanted];
+  if (!modes) throw new Error(`TABLEGATE_TEST_PGBOUNCER=${wanted}: expected auto, transaction, transaction-prepared or off`);
+  const { findPgBouncer, PREPARED_STATEMENTS_SINCE } = require('./__tests__/support/pgbouncer');
+  const found = findPgBouncer();
+  const projects = [];
+  for (const mode of modes) {
+    const why = found.missing ?? (mode === 'transaction-prepared' && found.versionNum < PREPARED_STATEMENTS_SINCE ? `PgBouncer ${found.version} has no max_prepared_statements (1.21+)` : undefined);
+    if (why && wanted !== 'auto') throw new Error(`TABLEGATE_TEST_PGBOUNCER=${wanted}: ${why}`);
+    if (why) {
+      console.log(`tablegate: skipped: the integration suite through PgBouncer (${mode}): ${why}`);
+      continue;
+    }
+    projects.push({
+      ...integration,
+      displayName: mode === 'transaction' ? 'integration-pgbouncer' : 'integration-pgbouncer-prepared',
+      testPathIgnorePatterns: ['/node_modules/', ...directOnly],
+      globalSetup: '<rootDir>/__tests__/support/global-setup-pgbouncer.js',
+      setupFilesAfterEnv: [...integration.setupFilesAfterEnv, '<rootDir>/__tests__/support/pgbouncer-setup.js'],
+      globals: { __TABLEGATE_TEST_PGBOUNCER_MODE__: mode },
+    });
+  }
+  return projects;
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   reporters: ['default', '<rootDir>/__tests__/support/summary-reporter.js'],
@@ -25,15 +86,12 @@ module.exports = {
       testMatch: ['<rootDir>/__tests__/unit/**/*.test.ts'],
     },
     {
-      ...shared,
+      ...integration,
       displayName: 'integration',
-      rootDir: __dirname,
-      testMatch: ['<rootDir>/__tests__/integration/**/*.test.ts'],
       // One PostgreSQL server per run; each test file clones its own database from the template,
       // so files run in parallel workers without sharing data.
       globalSetup: '<rootDir>/__tests__/support/global-setup.js',
-      globalTeardown: '<rootDir>/__tests__/support/global-teardown.js',
-      setupFilesAfterEnv: ['<rootDir>/__tests__/support/integration-setup.js'],
     },
+    ...pgBouncerProjects(),
   ],
 };

@@ -21,6 +21,8 @@ import { guardPool } from './db/guard-pool';
 import { inSearchPath } from './db/in-search-path';
 import { searchPathOf } from './db/search-path';
 import { trackCheckedOutClients } from './db/checked-out-clients';
+import { NamedStatements } from './db/named-statements';
+import { probeNamedStatements } from './db/probe-named-statements';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { digestRequest, requestIdOf } from './http/digest-request';
@@ -95,7 +97,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   // A host pool may have no 'error' listener of its own; one idle client lost in a database restart
   // would then crash the process (docs/security.md, "When the database restarts").
   const unguardPool = ownsPool ? undefined : guardPool(pool);
-  const db = createDatabase(pool, config);
+  const namedStatements = new NamedStatements(config.preparedStatements, howToSet(config, 'preparedStatements', false));
+  const db = createDatabase(pool, { ...config, namedStatements });
   const metrics = new Metrics();
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
@@ -140,6 +143,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     watcher = mine;
     try {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
+      // Behind a transaction-mode pooler that loses them, switch before the first request (docs/scaling-out.md).
+      if (namedStatements.enabled) {
+        // A check that fails proves nothing: statements stay named, and a request that meets a lost one still switches.
+        const verdict = await probeNamedStatements(pool).catch((err: unknown) => ({ kept: true, why: `the check failed: ${err instanceof Error ? err.message : String(err)}` }));
+        log('named prepared statements: %s (%s)', verdict.kept ? 'kept' : 'lost', verdict.why);
+        if (!verdict.kept) namedStatements.disable(verdict.why);
+      }
       // Before the first discovery, so that no DDL can fall between the catalog read and LISTEN.
       await mine.start();
       await discover('start');

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../lib/cli/free-port';
-import { createTestDatabase, signToken, TENANT_A } from '../support/test-database';
+import { createTestDatabase, pgBouncerMode, signToken, TENANT_A } from '../support/test-database';
 
 const root = path.resolve(__dirname, '../..');
 const jwtSecret = randomBytes(32).toString('hex');
@@ -69,7 +69,10 @@ test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', asy
 
   cli.child.kill('SIGTERM');
   expect(await cli.exit(10_000)).toBe(0);
-  expect(cli.stderr()).toBe('');
+  // Through PgBouncer without max_prepared_statements the gateway finds at `ready` that prepared
+  // statements are lost and says so once (docs/scaling-out.md).
+  if (pgBouncerMode === 'transaction') expect(cli.stderr()).toMatch(/^tablegate: WARNING: named prepared statements do not last [^\n]*prepared_statements = false[^\n]*\n$/);
+  else expect(cli.stderr()).toBe('');
 });
 
 test('dev mode with a non-loopback bind refuses to start and says why', async () => {

@@ -7,7 +7,7 @@
 import express from 'express';
 import request from 'supertest';
 import { createGateway, GatewayConfigError } from '../../lib';
-import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import { itDirect, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
 import { gatewayFactory, startGatewayApp, stopGatewayApp, type GatewayApp } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
 
@@ -309,7 +309,7 @@ describe('x-gw-result-format: binary', () => {
     expect((await binary('echo_numeric', '{"n": 1.50}')).text).toBe('{"data":1.50}');
   });
 
-  it('renders timestamptz in the session TimeZone, as the text format does', async () => {
+  itDirect('a role setting reaches only new server sessions, and PgBouncer reuses its sessions')('renders timestamptz in the session TimeZone, as the text format does', async () => {
     await started.db.admin.query(`ALTER ROLE tablegate_app IN DATABASE ${started.db.name} SET timezone = 'Asia/Kolkata'`);
     try {
       // New connections of a new gateway pick the role setting up.

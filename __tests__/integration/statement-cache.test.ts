@@ -6,7 +6,7 @@
 import express from 'express';
 import request from 'supertest';
 import { createGateway, type Gateway } from '../../lib';
-import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET } from '../support/test-database';
+import { createTestDatabase, describeDirect, signToken, TENANT_A, TEST_JWT_SECRET } from '../support/test-database';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 const gateways: Gateway[] = [];
@@ -34,7 +34,7 @@ const names = async (app: express.Express): Promise<string[]> => {
   return res.body.data.map((r: { name: string }) => r.name).sort();
 };
 
-describe('prepared statement cache', () => {
+describeDirect("reads its own session's prepared statements; behind PgBouncer in transaction mode sessions are shared")('prepared statement cache', () => {
   it('prepares the context and each query shape once per connection', async () => {
     const app = await appWith(true);
     for (let i = 0; i < 3; i++) {

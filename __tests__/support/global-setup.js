@@ -20,6 +20,8 @@ const TEMPLATE_DB = 'tablegate_tpl';
 const APP_USER = 'tablegate_app';
 
 module.exports = async function globalSetup() {
+  // The PgBouncer projects (jest.config.js) call this first from global-setup-pgbouncer.js: once per run.
+  if (globalThis.__TABLEGATE_TEST_SERVER__) return;
   const started = Date.now();
   const appPasswordFromFixtures = appPassword();
   const server = await findPostgres();

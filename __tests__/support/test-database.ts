@@ -4,7 +4,9 @@
  * createTestDatabase() clones the template that global-setup.js built from __tests__/fixtures, so
  * every test file gets the same data, isolated from the writes of files running in other workers.
  * `appUrl` connects as the app role (no superuser, no BYPASSRLS: RLS applies); `adminUrl` and
- * `admin` connect as the superuser, for direct checks that bypass RLS.
+ * `admin` connect as the superuser, for direct checks that bypass RLS. In the PgBouncer projects
+ * (jest.config.js) `appUrl` goes through the run's PgBouncer in transaction mode; `adminUrl` stays
+ * direct.
  */
 import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
@@ -32,6 +34,29 @@ export const FIXTURE_ROWS = {
   documents: { A: 6, B: 4, C: 1 },
 } as const;
 
+/**
+ * The PgBouncer project this file runs in (`transaction`: prepared_statements = false;
+ * `transaction-prepared`: PgBouncer keeps prepared statements), or undefined when `appUrl` is direct.
+ */
+export const pgBouncerMode: string | undefined = (globalThis as { __TABLEGATE_TEST_PGBOUNCER_MODE__?: string }).__TABLEGATE_TEST_PGBOUNCER_MODE__;
+
+/**
+ * `describe` for a file or block that cannot run through PgBouncer: skipped, saying why, in the
+ * PgBouncer projects (each such case is listed in docs/scaling-out.md).
+ */
+export function describeDirect(reason: string): jest.Describe {
+  if (pgBouncerMode === undefined) return describe;
+  process.stderr.write(`tablegate: skipped through PgBouncer (${pgBouncerMode}): ${expect.getState().testPath ?? ''}: ${reason}\n`);
+  return describe.skip;
+}
+
+/** `it` for one test that cannot run through PgBouncer: skipped, saying why, in the PgBouncer projects. */
+export function itDirect(reason: string): jest.It {
+  if (pgBouncerMode === undefined) return it;
+  process.stderr.write(`tablegate: skipped through PgBouncer (${pgBouncerMode}): ${expect.getState().testPath ?? ''}: ${reason}\n`);
+  return it.skip;
+}
+
 export interface TestDatabase {
   /** Database name, `tg_<run>_<random>`. */
   readonly name: string;
@@ -57,6 +82,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   });
   const adminUrl = withDatabase(env.adminUrl, name);
   const app = new URL(adminUrl);
+  if (pgBouncerMode !== undefined) {
+    if (!env.pgBouncerPort) throw new Error('a PgBouncer project without its PgBouncer: run it through jest.config.js (global-setup-pgbouncer.js)');
+    app.hostname = '127.0.0.1';
+    app.port = env.pgBouncerPort;
+  }
   app.username = encodeURIComponent(env.appUser);
   app.password = encodeURIComponent(env.appPassword);
   const admin = new pg.Pool({ connectionString: adminUrl, max: 2 });
@@ -96,6 +126,7 @@ function harnessEnv() {
     appUser: TABLEGATE_TEST_APP_USER,
     appPassword: TABLEGATE_TEST_APP_PASSWORD,
     runId: TABLEGATE_TEST_RUN_ID ?? 'x',
+    pgBouncerPort: process.env.TABLEGATE_TEST_PGBOUNCER_PORT ?? '',
   };
 }
 

@@ -2,6 +2,8 @@
  * Database: runs one plan as one caller. Checks a client out of the pool, sends the tenant
  * context and the statement in one round trip (PipelinedTransaction), and gives the client back,
  * or discards it when its connection failed (check-out.ts: a fault never crashes the process).
+ * A batch that a transaction-mode pooler broke by losing a named statement switches the gateway
+ * to unnamed statements and is sent once more, unnamed (lib/db/named-statements.ts).
  */
 import type pg from 'pg';
 import { prepareValue } from 'pg/lib/utils';
@@ -11,6 +13,7 @@ import type { Database, QueryPlan } from '../stages/execute/database';
 import type { Plan, Result } from '../stages/stage-types';
 import { checkOut } from './check-out';
 import { locateFailingRow } from './locate-failing-row';
+import { isLostStatementError, type NamedStatements } from './named-statements';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
 import { searchPathOf } from './search-path';
 
@@ -23,14 +26,14 @@ export const answerGraceMs = 5000;
 
 export function createDatabase(
   pool: pg.Pool,
-  options: { statementTimeoutMs: number; preparedStatements: boolean; schemas: readonly string[]; extraSearchPath: readonly string[] },
+  options: { statementTimeoutMs: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[] },
 ): Database {
-  const { statementTimeoutMs, preparedStatements } = options;
+  const { statementTimeoutMs, namedStatements } = options;
   const searchPath = searchPathOf(options.schemas, options.extraSearchPath);
   // No statement_timeout (0): no bound either, since a statement may legitimately run that long.
   const deadlineMs = statementTimeoutMs > 0 ? statementTimeoutMs + answerGraceMs : 0;
-  return {
-    async run(identity: Identity, plan: QueryPlan): Promise<Result> {
+  const database = {
+    async run(identity: Identity, plan: QueryPlan, prepared = namedStatements.enabled): Promise<Result> {
       const lease = await checkOut(pool, deadlineMs);
       const { client } = lease;
       let failure: unknown;
@@ -44,7 +47,7 @@ export function createDatabase(
               statementTimeoutMs,
               searchPath,
               readOnly: plan.readOnly,
-              prepared: preparedStatements,
+              prepared,
               binaryResults: plan.binaryResults === true,
             },
             plan.query,
@@ -60,10 +63,14 @@ export function createDatabase(
         if (lease.timedOut) {
           throw new GatewayError('SERVICE_UNAVAILABLE', 'The database did not answer in time.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
         }
-        throw err;
+        if (!prepared || !isLostStatementError(err)) throw err;
+        // Nothing of the request ran: the batch stopped at a Parse or Bind and was rolled back.
+        namedStatements.disable(`a request failed with "${(err as Error).message}"`);
       } finally {
         lease.release(failure);
       }
+      // Sent again, unnamed, on a connection from the pool (this one is back in it).
+      return database.run(identity, plan, false);
     },
 
     async locateFailingRow(identity, probe, isRowError) {
@@ -83,5 +90,6 @@ export function createDatabase(
         else lease.release();
       }
     },
-  };
+  } satisfies Database;
+  return database;
 }

@@ -30,6 +30,7 @@
  * so PostgreSQL skips parse and analysis; pgbench measured ~1.6x the statement rate of unnamed
  * statements for a 20-row list. Rows are kept as raw text: the statement already returns JSON.
  */
+import { randomInt } from 'node:crypto';
 import type { CompiledQuery } from '../sql/sql';
 import { BinaryRowTap, type BinaryRows } from './binary-row-tap';
 
@@ -71,7 +72,10 @@ interface StatementCache {
 /** Bound on prepared statements per connection; each holds a plan in the server backend. */
 export const maxPreparedStatements = 200;
 const caches = new WeakMap<object, StatementCache>();
-let statementCounter = 0;
+// Plan statement names count up from a random point per process: two gateway processes behind one
+// pooler that passes named statements through (PgBouncer before 1.21) must never both mean
+// `tablegate_q5`, or one could Bind the other's statement on a shared server connection.
+let statementCounter = randomInt(2 ** 47);
 
 function cacheOf(connection: Connection): StatementCache {
   let cache = caches.get(connection);
