@@ -24,6 +24,7 @@ import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Metrics } from './ops/metrics';
+import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import type { SchemaCache } from './schema/schema-types';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
@@ -79,6 +80,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const pool: pg.Pool = options.pool ?? createPool(config);
   const db = createDatabase(pool, config);
   const metrics = new Metrics();
+  const limiter = config.rateLimit && createRateLimiter(config.rateLimit, pool, config.preparedStatements);
   let schema: SchemaCache | undefined;
 
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
@@ -97,6 +99,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
       await discover();
+      await limiter?.check();
     } catch (err) {
       // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
       log('ready failed: %O', err);
@@ -125,7 +128,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const ctx: GatewayContext = { request, config, schema: schema!, db };
       res.locals.gateway = ctx;
-      const result = await runPipeline(stages, ctx);
+      const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
       route = ctx.command!.kind;
       showPattern(res, ctx);
       const rendered = renderResult(ctx.command!, result, cursors);
@@ -179,6 +182,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      limiter?.close();
       await ready.catch(() => undefined);
       if (ownsPool) await pool.end();
     },
