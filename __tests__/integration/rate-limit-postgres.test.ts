@@ -9,7 +9,9 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import express from 'express';
 import request from 'supertest';
 import { createGateway, GatewayConfigError } from '../../lib';
 import { freePort } from '../../lib/cli/free-port';
@@ -63,7 +65,7 @@ describe('with the documented table', () => {
     const seen: [number, string][] = [];
     for (const app of [one, two, one, two]) {
       const res = await request(app).get('/api/orders?limit=1').set('Authorization', auth);
-      seen.push([res.status, res.headers['ratelimit-remaining']]);
+      seen.push([res.status, String(res.headers['ratelimit-remaining'])]);
     }
     expect(seen).toEqual([[200, '3'], [200, '2'], [200, '1'], [200, '0']]);
     for (const app of [one, two]) {
@@ -81,6 +83,62 @@ describe('with the documented table', () => {
       { key: `t:${TENANT_A}:u:shared:list`, hits: 6 },
       { key: `t:${TENANT_B}:u:shared:list`, hits: 1 },
     ]);
+  });
+
+  test('concurrent hits of one caller: exactly `requests` pass, one upsert per batch, then no statement until the window resets', async () => {
+    // Test-only instrumentation, outside the exposed schemas: count the upsert statements on the counter table.
+    await db.admin.query(`
+      CREATE TABLE tablegate.rl_statements (n int NOT NULL);
+      INSERT INTO tablegate.rl_statements VALUES (0);
+      CREATE FUNCTION tablegate.rl_count() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = tablegate
+        AS $$ BEGIN UPDATE rl_statements SET n = n + 1; RETURN NULL; END $$;
+      CREATE TRIGGER rl_count AFTER INSERT ON tablegate.rate_limit FOR EACH STATEMENT EXECUTE FUNCTION tablegate.rl_count();
+    `);
+    const statements = async (): Promise<number> => (await db.admin.query<{ n: number }>('SELECT n FROM tablegate.rl_statements')).rows[0]!.n;
+    const hits = async (): Promise<number> => (await db.admin.query<{ hits: number }>("SELECT hits FROM tablegate.rate_limit WHERE key LIKE '%:u:burst:%'")).rows[0]!.hits;
+    const serve = async (requests: number): Promise<{ url: string; close(): void }> => {
+      const gateway = gateways.track(createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, ...postgresLimit(requests, 60) }));
+      await gateway.ready;
+      const server = express().use('/api', gateway).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/tenants`, close: () => server.close() };
+    };
+    const burst = (url: string, auth: string) => Promise.all(Array.from({ length: 40 }, () => fetch(url, { headers: { authorization: auth } })));
+    const remaining = (responses: Response[]) => responses.map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => a - b);
+    try {
+      // Under the limit: 40 concurrent hits, each with its own count, in fewer than 40 upserts.
+      const wide = await serve(1000);
+      try {
+        const before = await statements();
+        const responses = await burst(wide.url, bearer(TENANT_A, 'batch'));
+        expect(responses.map((r) => r.status)).toEqual(Array(40).fill(200));
+        expect(remaining(responses)).toEqual(Array.from({ length: 40 }, (_, i) => 960 + i));
+        const sent = (await statements()) - before;
+        expect(sent).toBeGreaterThanOrEqual(1);
+        expect(sent).toBeLessThan(40); // hits that waited for a running upsert went together
+      } finally {
+        wide.close();
+      }
+      // Over the limit: exactly `requests` pass; then refused from memory until the reset, no statement.
+      const narrow = await serve(10);
+      try {
+        const auth = bearer(TENANT_A, 'burst');
+        const responses = await burst(narrow.url, auth);
+        const passed = responses.filter((r) => r.status === 200);
+        expect(passed.length).toBe(10);
+        expect(responses.filter((r) => r.status === 429).length).toBe(30);
+        expect(remaining(passed)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        const [sent, counted] = [await statements(), await hits()];
+        const later = await fetch(narrow.url, { headers: { authorization: auth } });
+        expect(later.status).toBe(429);
+        expect(Number(later.headers.get('retry-after'))).toBeGreaterThanOrEqual(58);
+        expect([await statements(), await hits()]).toEqual([sent, counted]);
+      } finally {
+        narrow.close();
+      }
+    } finally {
+      await db.admin.query('DROP TRIGGER rl_count ON tablegate.rate_limit; DROP FUNCTION tablegate.rl_count(); DROP TABLE tablegate.rl_statements;');
+    }
   });
 
   test('the window resets by the database clock', async () => {

@@ -38,7 +38,7 @@ describe('memory store', () => {
       expect(ok.headers['ratelimit-limit']).toBe('3');
       expect(ok.headers['ratelimit-policy']).toBe('3;w=60');
       expect(ok.headers['retry-after']).toBeUndefined();
-      remaining.push(ok.headers['ratelimit-remaining']);
+      remaining.push(String(ok.headers['ratelimit-remaining']));
     }
     expect(remaining).toEqual(['2', '1', '0']);
 

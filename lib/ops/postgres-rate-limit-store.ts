@@ -7,6 +7,11 @@
  * Each hit is ONE statement, an upsert on `tablegate.rate_limit`, a table the operator creates
  * (the gateway's role needs no DDL privilege); the database clock decides windows, so instances
  * whose clocks differ still agree. Expired rows are deleted once per window (at least a minute).
+ * Two things keep one busy caller from tying up the pool (docs/performance.md, "Rate limits"):
+ * - hits on one key that arrive while its upsert runs wait and go as ONE upsert adding their
+ *   number, so an instance never has two statements queued on the same row lock;
+ * - a key over its limit is refused from memory until its window resets: its count can only
+ *   grow, so the database has nothing more to say about it until then.
  * Never: creates schema objects; keeps a pool of its own (a pool without an 'error' listener
  * would crash the host on a database restart); lets a failed count pass (the caller refuses the
  * request instead).
@@ -26,10 +31,10 @@ const table = ident(rateLimitTable.schema, rateLimitTable.name);
 // The hit count is int4: it stops one short of the maximum rather than overflow (a key that is
 // hit 2^31 times in one window is refused either way). Remaining time, not the reset instant, is
 // returned, so this host's clock offset from the database's does not matter.
-const hit = (key: string, windowMs: number): CompiledQuery => compileSql(sql`INSERT INTO ${table} AS r (key, hits, reset_at)
-VALUES (${key}, 1, now() + ${windowMs}::float8 * interval '1 millisecond')
+const hit = (key: string, n: number, windowMs: number): CompiledQuery => compileSql(sql`INSERT INTO ${table} AS r (key, hits, reset_at)
+VALUES (${key}, ${n}::int4, now() + ${windowMs}::float8 * interval '1 millisecond')
 ON CONFLICT (key) DO UPDATE SET
-  hits = CASE WHEN r.reset_at <= now() THEN 1 ELSE least(r.hits, 2147483646) + 1 END,
+  hits = CASE WHEN r.reset_at <= now() THEN excluded.hits ELSE least(r.hits, 2147483647 - excluded.hits) + excluded.hits END,
   reset_at = CASE WHEN r.reset_at <= now() THEN excluded.reset_at ELSE r.reset_at END
 RETURNING hits, (extract(epoch FROM r.reset_at - now()) * 1000)::float8 AS reset_in_ms`);
 const count = (key: string): CompiledQuery => compileSql(sql`SELECT hits, (extract(epoch FROM reset_at - now()) * 1000)::float8 AS reset_in_ms
@@ -46,12 +51,22 @@ interface CountRow {
   reset_in_ms: number;
 }
 
+interface Waiter {
+  resolve(info: IncrementResponse): void;
+  reject(err: unknown): void;
+}
+
 export class PostgresRateLimitStore implements Store {
   /** Counts live in the database: the same key in another limiter (another instance) is the same count. */
   readonly localKeys = false;
   readonly prefix = 'tablegate-pg:';
   private windowMs = 60_000;
+  private limit = Number.POSITIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
+  /** Keys whose upsert is running, with the hits that arrived since (sent together next). */
+  private readonly running = new Map<string, Waiter[]>();
+  /** Keys over the limit: hits so far and when the window resets (this host's clock). */
+  private readonly over = new Map<string, { hits: number; resetAt: number }>();
 
   /** `prepared`: name the hit statement, so each connection parses it once (off for poolers that cannot keep it). */
   constructor(
@@ -61,19 +76,77 @@ export class PostgresRateLimitStore implements Store {
 
   init(options: Options): void {
     this.windowMs = options.windowMs;
+    if (typeof options.limit === 'number') this.limit = options.limit;
     clearInterval(this.timer);
     this.timer = setInterval(() => {
+      const now = Date.now();
+      for (const [key, o] of this.over) if (o.resetAt <= now) this.over.delete(key);
       this.pool.query(expire.text).catch((err: unknown) => log('deleting expired counts failed: %s', messageOf(err)));
     }, Math.max(this.windowMs, 60_000));
     this.timer.unref();
   }
 
-  async increment(key: string): Promise<IncrementResponse> {
-    const { text, values } = hit(key, this.windowMs);
+  increment(key: string): Promise<IncrementResponse> {
+    const known = this.overLimit(key);
+    if (known !== undefined) return Promise.resolve(known);
+    return new Promise((resolve, reject) => {
+      const waiting = this.running.get(key);
+      if (waiting !== undefined) {
+        waiting.push({ resolve, reject });
+        return;
+      }
+      this.running.set(key, []);
+      this.send(key, [{ resolve, reject }]);
+    });
+  }
+
+  /** One upsert for `batch`; then the hits that arrived meanwhile, until none is left. */
+  private send(key: string, batch: readonly Waiter[]): void {
+    const { text, values } = hit(key, batch.length, this.windowMs);
     const query: pg.QueryConfig = { text, values: [...values] };
-    if (this.prepared) query.name = 'tablegate_rate_limit_hit_v1';
-    const { rows } = await this.pool.query<CountRow>(query);
-    return infoOf(rows[0]) ?? { totalHits: 1, resetTime: new Date(Date.now() + this.windowMs) };
+    if (this.prepared) query.name = 'tablegate_rate_limit_hit_v2';
+    this.pool.query<CountRow>(query).then(
+      ({ rows }) => {
+        const info = infoOf(rows[0]) ?? { totalHits: batch.length, resetTime: new Date(Date.now() + this.windowMs) };
+        // The batch's hits are the last `batch.length` of the total, in arrival order.
+        batch.forEach((w, i) => w.resolve({ totalHits: info.totalHits - batch.length + 1 + i, resetTime: info.resetTime }));
+        if (info.totalHits > this.limit && info.resetTime !== undefined) this.over.set(key, { hits: info.totalHits, resetAt: info.resetTime.getTime() });
+        this.next(key);
+      },
+      (err: unknown) => {
+        for (const w of batch) w.reject(err);
+        this.next(key);
+      },
+    );
+  }
+
+  private next(key: string): void {
+    const waiting = this.running.get(key) ?? [];
+    if (waiting.length === 0) {
+      this.running.delete(key);
+      return;
+    }
+    if (this.isOver(key)) {
+      this.running.delete(key);
+      for (const w of waiting) w.resolve(this.overLimit(key)!);
+      return;
+    }
+    this.running.set(key, []);
+    this.send(key, waiting);
+  }
+
+  private isOver(key: string): boolean {
+    const o = this.over.get(key);
+    if (o !== undefined && o.resetAt <= Date.now()) this.over.delete(key);
+    return this.over.has(key);
+  }
+
+  /** A key known to be over its limit: one more hit, counted here, and its reset time. */
+  private overLimit(key: string): IncrementResponse | undefined {
+    if (!this.isOver(key)) return undefined;
+    const o = this.over.get(key)!;
+    o.hits = Math.min(o.hits + 1, 2147483647);
+    return { totalHits: o.hits, resetTime: new Date(o.resetAt) };
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
@@ -88,6 +161,7 @@ export class PostgresRateLimitStore implements Store {
   }
 
   async resetKey(key: string): Promise<void> {
+    this.over.delete(key);
     const { text, values } = reset(key);
     await this.pool.query(text, [...values]);
   }
@@ -107,7 +181,7 @@ export class PostgresRateLimitStore implements Store {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      for (const q of [hit(probe, this.windowMs), count(probe), decrement(probe), reset(probe), expire]) await client.query(q.text, [...q.values]);
+      for (const q of [hit(probe, 1, this.windowMs), count(probe), decrement(probe), reset(probe), expire]) await client.query(q.text, [...q.values]);
     } finally {
       await client.query('ROLLBACK').catch((err: Error) => {
         broken = err;
