@@ -32,6 +32,7 @@ import { sendError, sendJson } from './http/send-error';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics } from './ops/metrics';
+import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
 import { createSchemaWatcher, type SchemaWatcher } from './schema/schema-watcher';
@@ -103,6 +104,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
+  const limiter = config.rateLimit && createRateLimiter(config.rateLimit, pool, () => namedStatements.enabled);
   let schema: SchemaCache | undefined;
 
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
@@ -153,6 +155,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Before the first discovery, so that no DDL can fall between the catalog read and LISTEN.
       await mine.start();
       await discover('start');
+      await limiter?.check();
     } catch (err) {
       void mine.stop();
       // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
@@ -210,7 +213,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const ctx: GatewayContext = { request, config, schema: schema!, db };
       res.locals.gateway = ctx;
-      const result = await runPipeline(stages, ctx);
+      const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
       // Answered 503 by a drain that timed out: the response is gone.
       if (ticket.aborted) return;
       route = ctx.command!.kind;
@@ -271,6 +274,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Every caller waits for the same drain; refusing new requests starts synchronously.
       closing ??= (async () => {
         const drained = drain.drain(config.drainTimeoutMs);
+        limiter?.close();
         // No start begins once draining (whenStarted checks it), so this is the last watcher.
         await Promise.all([watcher?.stop(), startup.catch(() => undefined)]);
         const aborted = await drained;

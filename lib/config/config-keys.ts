@@ -19,6 +19,12 @@ export interface ConfigKey {
   readonly option: string;
   /** JSON schema of one value (ajv, strict mode). */
   readonly schema: JsonSchema;
+  /**
+   * JSON schema of the option form, for an inline table whose option spells its keys in
+   * camelCase (`window_s` in gw.toml, `windowS` as an option); the file's keys are camelCased
+   * when it is read. Unset: the option takes `schema` as it is.
+   */
+  readonly optionSchema?: JsonSchema;
   /** Built-in default; `undefined` means unset. */
   readonly default: unknown;
   /** Non-enumerable on the resolved config and never echoed in an error message. */
@@ -47,6 +53,9 @@ export const jwtAlgorithmNames = [
 
 // PostgreSQL int4 settings and Node timers both stop at 2^31-1.
 const MAX_INT4 = 2147483647;
+// A rate-limit window in seconds whose milliseconds still fit a Node timer (express-rate-limit's
+// MemoryStore clears its counts with setInterval(window)).
+const MAX_WINDOW_S = Math.floor(MAX_INT4 / 1000);
 
 const text = { type: 'string', minLength: 1 };
 const flag = { type: 'boolean' };
@@ -127,6 +136,27 @@ const gatewayRows = {
   statementTimeoutMs: {
     key: 'statement_timeout_ms', schema: integer(0, MAX_INT4), default: 30000, secret: false,
     description: 'Transaction-local `statement_timeout` for every request, in ms; 0 disables.',
+  },
+  rateLimit: {
+    key: 'rate_limit', default: undefined, secret: false,
+    schema: {
+      type: 'object',
+      properties: { requests: integer(1, MAX_INT4), window_s: integer(1, MAX_WINDOW_S), store: { enum: ['memory', 'postgres'] } },
+      required: ['requests', 'window_s'],
+      additionalProperties: false,
+    },
+    optionSchema: {
+      type: 'object',
+      properties: {
+        requests: integer(1, MAX_INT4),
+        windowS: integer(1, MAX_WINDOW_S),
+        store: { anyOf: [{ enum: ['memory', 'postgres'] }, { type: 'object', description: 'an express-rate-limit Store object' }] },
+      },
+      required: ['requests', 'windowS'],
+      additionalProperties: false,
+    },
+    example: { requests: 100, window_s: 60, store: 'memory' },
+    description: 'Requests per caller (tenant and user, or IP) and route kind per window; store `memory` (per process) or `postgres` (shared). Unset = no limit.',
   },
   explainEnabled: {
     key: 'explain_enabled', schema: flag, default: true, secret: false,
@@ -282,7 +312,7 @@ export function sectionSchema(keys: readonly ConfigKey[], naming: 'file' | 'opti
   const properties: Record<string, JsonSchema> = {};
   for (const k of keys) {
     if (naming === 'file' && k.optionOnly === true) continue;
-    properties[naming === 'file' ? k.key : k.option] = k.schema;
+    properties[naming === 'file' ? k.key : k.option] = naming === 'options' ? k.optionSchema ?? k.schema : k.schema;
   }
   return { type: 'object', properties, additionalProperties: false };
 }
@@ -292,7 +322,12 @@ export function describeExpected(key: ConfigKey): string {
   return key.expects ?? describeSchema(key.schema);
 }
 
-function describeSchema(schema: JsonSchema): string {
+export function describeSchema(schema: JsonSchema): string {
+  if (typeof schema['description'] === 'string') return schema['description'];
+  const allowed = schema['enum'];
+  if (Array.isArray(allowed)) return allowed.map((v) => JSON.stringify(v)).join(' or ');
+  const anyOf = schema['anyOf'];
+  if (Array.isArray(anyOf)) return anyOf.map((s) => describeSchema(s as JsonSchema)).join(' or ');
   switch (schema['type']) {
     case 'boolean':
       return 'true or false';

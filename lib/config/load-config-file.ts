@@ -16,6 +16,7 @@ import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
 import type { ConfigKey } from './config-keys';
+import { camelKeys, nestedKeyError } from './nested-key-error';
 
 export interface ConfigFileValues {
   /** The path as given, for messages. */
@@ -98,13 +99,17 @@ function readSection(name: SectionName, raw: unknown, file: string, dir: string)
   if (!section.validate(raw)) throw schemaError(section, name, raw as Record<string, unknown>, file);
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const row = section.keys.find((k) => k.key === key)!; // the schema admits no other key
-    out[row.option] = row.isPath === true && typeof value === 'string' ? path.resolve(dir, value) : value;
+    const resolved = row.isPath === true && typeof value === 'string' ? path.resolve(dir, value) : value;
+    out[row.option] = row.optionSchema !== undefined ? camelKeys(resolved) : resolved;
   }
   return Object.freeze(out);
 }
 
 function schemaError(section: Section, name: SectionName, data: Record<string, unknown>, file: string): GatewayConfigError {
   const error: ErrorObject | undefined = section.validate.errors?.[0];
+  const nestedIn = error !== undefined && error.instancePath !== '' ? section.keys.find((k) => k.key === decodePointer(error.instancePath)) : undefined;
+  const nested = nestedIn && error ? nestedKeyError(nestedIn, 'file', error, data[nestedIn.key], (p) => `\`${p}\` in [${name}] of ${file}`) : undefined;
+  if (nested !== undefined) return nested;
   if (error?.keyword === 'additionalProperties') {
     const unknown = String(error.params['additionalProperty']);
     const known = section.keys.filter((k) => k.optionOnly !== true).map((k) => k.key);

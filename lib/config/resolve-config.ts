@@ -19,8 +19,9 @@ import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
 import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
+import { nestedKeyError } from './nested-key-error';
 import type { ConfigFileValues } from './load-config-file';
-import type { AccessConfig, ResolvedConfig } from './resolved-config';
+import type { AccessConfig, RateLimitConfig, ResolvedConfig } from './resolved-config';
 
 /** Options that are not configuration values, so they have no gw.toml key. */
 const nonConfigOptions: Readonly<Record<string, Readonly<Record<string, unknown>> | boolean>> = {
@@ -56,8 +57,10 @@ export function resolveConfig(options: GatewayOptions = {}, env: NodeJS.ProcessE
   }
   const given = withoutUndefined(options as Record<string, unknown>);
   if (isRecord(given['access'])) given['access'] = withoutUndefined(given['access']);
+  if (isRecord(given['rateLimit'])) given['rateLimit'] = withoutUndefined(given['rateLimit']);
   if (!validateOptions(given)) throw optionError(validateOptions.errors?.[0], given);
   checkPool(given['pool']);
+  checkRateLimitStore(given['rateLimit']);
   checkStages(given['stages']);
 
   const file = typeof given['configFile'] === 'string' ? loadConfigFile(given['configFile']) : undefined;
@@ -187,6 +190,11 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
     throw new GatewayConfigError(`${label('bind')} must be host:port with a port from 0 to 65535, e.g. "127.0.0.1:3000" or "[::1]:3000" (got ${describeGot(value('bind'), false)})`, 'bind');
   }
 
+  const schemas = value('schemas') as readonly string[];
+  const rateLimit = value('rateLimit') as { store?: unknown } | undefined;
+  if (rateLimit?.store === 'postgres' && schemas.includes(rateLimitSchema)) {
+    throw new GatewayConfigError(`${label('rateLimit')} uses the postgres store, whose counters live in schema "${rateLimitSchema}", but ${label('schemas')} exposes that schema as an API; remove "${rateLimitSchema}" from schemas (see docs/scaling-out.md#rate-limits)`, 'schemas');
+  }
   // Schema names are bound as values and quoted by ident() / in the search_path value, so any
   // name PostgreSQL can store is safe; extra_search_path also refuses the likely typos.
   const checkSchemaList = (option: 'schemas' | 'extraSearchPath', valid: (name: string) => boolean, rule: string): void => {
@@ -213,7 +221,8 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
 function freezeConfig(settings: Map<string, Setting>, access: AccessConfig): ResolvedConfig {
   const out: Record<string, unknown> = {};
   for (const key of gatewayKeys) {
-    const value = deepFreeze(cloneData(settings.get(key.option)?.value));
+    const raw = settings.get(key.option)?.value;
+    const value = key.option === 'rateLimit' ? freezeRateLimit(raw) : deepFreeze(cloneData(raw));
     if (key.secret) {
       // A getter rather than a value: even `util.inspect(x, { showHidden: true })` (DEBUG_SHOW_HIDDEN)
       // prints only `[Getter]`.
@@ -228,6 +237,9 @@ function freezeConfig(settings: Map<string, Setting>, access: AccessConfig): Res
 
 function optionError(error: ErrorObject | undefined, given: Record<string, unknown>): GatewayConfigError {
   const segments = (error?.instancePath ?? '').split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const nestedIn = segments.length > 0 ? gatewayKeys.find((k) => k.option === segments[0]) : undefined;
+  const nested = nestedIn && error ? nestedKeyError(nestedIn, 'options', error, given[nestedIn.option], (p) => `option \`${p}\``) : undefined;
+  if (nested !== undefined) return nested;
   const inAccess = segments[0] === 'access' && segments.length > 1;
   if (error?.keyword === 'additionalProperties') {
     const unknown = String(error.params['additionalProperty']);
@@ -257,6 +269,30 @@ function checkPool(pool: unknown): void {
   if (typeof p !== 'object' || p === null || typeof p.connect !== 'function' || typeof p.query !== 'function') {
     throw new GatewayConfigError('option `pool` must be a pg Pool (new Pool(...) from the pg package)', 'pool');
   }
+}
+
+/** The schema of the postgres rate-limit store's table (docs/scaling-out.md#rate-limits); never exposed. */
+const rateLimitSchema = 'tablegate';
+
+/** A host's store must at least have the methods express-rate-limit calls on every request. */
+function checkRateLimitStore(rateLimit: unknown): void {
+  const store = (rateLimit as { store?: unknown } | undefined)?.store;
+  if (typeof store !== 'object' || store === null) return;
+  const s = store as Record<string, unknown>;
+  const missing = ['increment', 'decrement', 'resetKey'].filter((m) => typeof s[m] !== 'function');
+  if (missing.length > 0) {
+    throw new GatewayConfigError(`option \`rateLimit.store\` must be "memory", "postgres" or an express-rate-limit Store, an object with increment, decrement and resetKey methods (missing ${missing.join(', ')})`, 'rateLimit.store');
+  }
+}
+
+/**
+ * The rate limit is frozen without its store: a host's Store object is the host's and keeps its
+ * own mutable state (freezing express-rate-limit's MemoryStore would break it).
+ */
+function freezeRateLimit(value: unknown): RateLimitConfig | undefined {
+  if (value === undefined) return undefined;
+  const { requests, windowS, store } = value as { requests: number; windowS: number; store?: RateLimitConfig['store'] };
+  return Object.freeze({ requests, windowS, store: store ?? 'memory' });
 }
 
 function checkStages(stages: unknown): void {

@@ -3,11 +3,21 @@
  * (`jwtSecret`, `adminToken`, `cursorSecret`, the database URL) are non-enumerable so that
  * `console.log`, `util.inspect`, `debug` and `JSON.stringify` never print them.
  */
+import type { Store } from 'express-rate-limit';
+
 export interface AccessConfig {
   readonly enabled: boolean;
   readonly path: string | undefined;
   /** Inline policy object (snake_case keys, as in a policy file). */
   readonly policy: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** `rate_limit` (docs/scaling-out.md#rate-limits): at most `requests` per caller and route kind per window. */
+export interface RateLimitConfig {
+  readonly requests: number;
+  readonly windowS: number;
+  /** `memory` counts per process; `postgres` in one table all instances share; or a host's express-rate-limit Store (option only). */
+  readonly store: 'memory' | 'postgres' | Store;
 }
 
 export interface ResolvedConfig {
@@ -29,6 +39,8 @@ export interface ResolvedConfig {
   readonly maxRequestBodyBytes: number;
   readonly maxBatchSize: number;
   readonly statementTimeoutMs: number;
+  /** Requests per caller and route kind per window; unset = no rate limit. */
+  readonly rateLimit: RateLimitConfig | undefined;
   readonly explainEnabled: boolean;
   /** Roles allowed to use _explain; unset or empty = nobody (everyone in dev mode). */
   readonly explainRoles: readonly string[] | undefined;

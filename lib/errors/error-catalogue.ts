@@ -19,6 +19,7 @@ export const errorCatalogue = {
   CONFLICT: { status: 409, when: 'unique (23505), foreign-key (23503) or exclusion (23P01) violation; serialization failure or deadlock (class 40)' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'body over `max_request_body_bytes`, batch over `max_batch_size`' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'write body that is not `application/json`' },
+  RATE_LIMITED: { status: 429, when: 'more requests than `rate_limit` allows for this caller and route kind in the window (`Retry-After`)' },
   INTERNAL_ERROR: { status: 500, when: 'anything else; `details.request_id` matches the log line' },
   FUNCTION_FAILED: { status: 500, when: 'a function or trigger failed in its own body: class P0 other than P0001 (e.g. P0002, P0004), a PT code that is no HTTP error status, or its own SQL names a missing table, column or function' },
   SERVICE_UNAVAILABLE: { status: 503, when: 'database unreachable (08xxx, 57P01-57P03), out of resources (53xxx), pool exhausted' },

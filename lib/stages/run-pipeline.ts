@@ -1,14 +1,17 @@
 /**
  * Runs the six stages in order over one context. Each stage's value is stored on the context
  * (visible to host middleware as `res.locals.gateway`) before the next stage runs.
+ * `admit`, when given, runs once the caller and the command are known (after `parse`) and before
+ * `policy`: the rate limit (docs/scaling-out.md#rate-limits) refuses a request by throwing there.
  */
 import { GatewayConfigError } from '../errors/gateway-config-error';
-import type { GatewayContext, Result, StageOverrides, Stages } from './stage-types';
+import type { CommandContext, GatewayContext, Result, StageOverrides, Stages } from './stage-types';
 import { stageNames } from './stage-types';
 
-export async function runPipeline(stages: Stages, ctx: GatewayContext): Promise<Result> {
+export async function runPipeline(stages: Stages, ctx: GatewayContext, admit?: (ctx: CommandContext) => Promise<void>): Promise<Result> {
   const withIdentity = Object.assign(ctx, { identity: await stages.auth(ctx) });
   const parsed = Object.assign(withIdentity, { command: await stages.parse(withIdentity) });
+  if (admit) await admit(parsed);
   parsed.command = await stages.policy(parsed);
   parsed.command = await stages.allowList(parsed);
   const planned = Object.assign(parsed, { plan: await stages.compile(parsed) });

@@ -23,6 +23,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxRequestBodyBytes: 1048576,
     maxBatchSize: 1000,
     statementTimeoutMs: 30000,
+    rateLimit: undefined,
     explainEnabled: true,
     explainRoles: undefined,
     explainScopes: undefined,

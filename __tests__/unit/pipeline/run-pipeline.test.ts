@@ -29,6 +29,21 @@ describe('runPipeline', () => {
     expect(calls).toEqual(['auth', 'parse']);
   });
 
+  it('runs admit (the rate limit) after parse and before policy, with the caller and the command', async () => {
+    const seen: unknown[] = [];
+    await runPipeline(defaults, {} as GatewayContext, async (ctx) => {
+      calls.push('admit');
+      seen.push(ctx.identity.userId, ctx.command.kind);
+    });
+    expect(calls).toEqual(['auth', 'parse', 'admit', 'policy', 'allowList', 'compile', 'execute']);
+    expect(seen).toEqual(['u', 'get']);
+  });
+
+  it('stops when admit refuses the request', async () => {
+    await expect(runPipeline(defaults, {} as GatewayContext, () => Promise.reject(new Error('limited')))).rejects.toThrow('limited');
+    expect(calls).toEqual(['auth', 'parse']);
+  });
+
   it('passes the default stage to a replacement so it can wrap it', async () => {
     const stages = applyStageOverrides(defaults, { compile: (ctx, next) => ({ ...(next(ctx) as object), readOnly: false }) as never });
     const ctx = {} as GatewayContext;
