@@ -37,14 +37,14 @@ import { queryPattern } from './stages/allow-list/query-pattern';
 import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
-import { createCursorCodec } from './stages/parse/cursor-codec';
+import { createCursorCodec } from './pipeline/cursor-codec';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
-import { applyStageOverrides, runPipeline } from './stages/run-pipeline';
-import type { GatewayContext, Stages } from './stages/stage-types';
+import { applyStageOverrides, runPipeline } from './pipeline/run-pipeline';
+import type { GatewayContext, Stages } from './pipeline/stage-types';
 
 const log = createDebug('tablegate:gateway');
 
@@ -160,7 +160,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const result = await runPipeline(stages, ctx);
       route = ctx.command!.kind;
       showPattern(res, ctx);
-      const rendered = renderResult(ctx.command!, result, cursors);
+      const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
       res.statusCode = rendered.status;
       if (rendered.body === null) res.end();
       else sendJson(res, rendered.body);

@@ -13,7 +13,7 @@ import type { ErrorObject } from 'ajv';
 import { hasPolicyParameters } from '../db/connection/connection-parameters';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
-import { stageNames } from '../stages/stage-types';
+import { stageNames } from '../pipeline/stage-names';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
 import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';

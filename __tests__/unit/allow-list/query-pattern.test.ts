@@ -3,13 +3,13 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { createAllowListStage } from '../../../lib/stages/allow-list/create-allow-list-stage';
 import { parseQueryAllowList } from '../../../lib/stages/allow-list/query-allow-list';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseList } from '../../../lib/stages/parse/parse-list';
-import type { CommandContext } from '../../../lib/stages/stage-types';
+import type { CommandContext } from '../../../lib/pipeline/stage-types';
 import { orders } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

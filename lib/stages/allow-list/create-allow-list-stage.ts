@@ -7,7 +7,7 @@
  */
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { CommandContext, Stages } from '../stage-types';
+import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import type { FunctionAllowList } from './function-allow-list';
 import type { QueryAllowList } from './query-allow-list';
 import { queryPattern } from './query-pattern';

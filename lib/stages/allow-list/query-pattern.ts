@@ -12,7 +12,7 @@
  * the function allow-list governs them.
  */
 import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Column } from '../../schema/schema-types';
 
 export function queryPattern(command: Command, request: GatewayRequest): string | undefined {

@@ -19,7 +19,7 @@
  */
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { Identity } from './identity';
+import type { Identity } from '../../pipeline/identity';
 
 /** Longest tenant / user / role / agent id accepted, in UTF-16 code units. */
 export const maxIdentityTextLength = 256;

@@ -18,10 +18,10 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { Stages } from '../stage-types';
+import type { Stages } from '../../pipeline/stage-types';
 import { claimsToIdentity, invalidTokenError } from './claims-to-identity';
 import { devHeadersIdentity } from './dev-headers';
-import { anonymousIdentity, type Identity } from './identity';
+import { anonymousIdentity, type Identity } from '../../pipeline/identity';
 import { readToken } from './read-token';
 import { KeySetUnavailableError } from './remote-key-set';
 import { buildTokenKeys } from './token-keys';

@@ -9,7 +9,8 @@
 import type { Command } from '../../command/command';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
-import type { ExecuteContext, Result, Stages } from '../stage-types';
+import type { Result } from '../../pipeline/result';
+import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
 
 export function createExecuteStage(): Stages['execute'] {
   return async function execute(ctx: ExecuteContext): Promise<Result> {

@@ -15,9 +15,9 @@
  */
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { ParseContext, Stages } from '../stage-types';
+import type { ParseContext, Stages } from '../../pipeline/stage-types';
 import { checkExplainAccess } from './check-explain-access';
-import type { CursorCodec } from './cursor-codec';
+import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseAggregate } from './parse-aggregate';
 import { parseChildren } from './parse-children';
 import { parseDelete } from './parse-delete';

@@ -10,10 +10,10 @@
 import type { ListCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { relationsNamed } from '../../schema/relations';
 import type { SchemaCache, Table } from '../../schema/schema-types';
-import type { CursorCodec } from './cursor-codec';
+import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseKey } from './parse-key';
 import { parseList } from './parse-list';
 import { clip, resolveTable } from './resolve-names';

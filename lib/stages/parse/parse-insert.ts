@@ -8,7 +8,7 @@
 import type { InsertCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';
 import { parseJsonBody } from './parse-json-body';
 import { parseOnConflict } from './parse-on-conflict';

@@ -9,7 +9,7 @@
 import type { ContractsCommand, RpcArgument, RpcCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { SchemaCache } from '../../schema/schema-types';
 import { type Call, chooseOverload } from './choose-overload';
 import { parseJsonBody } from './parse-json-body';

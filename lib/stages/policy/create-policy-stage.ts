@@ -5,7 +5,7 @@
  * unchanged: tenant isolation is RLS's job either way; policies add vertical permissions.
  */
 import type { Command } from '../../command/command';
-import type { CommandContext, Stages } from '../stage-types';
+import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import { accessPermit } from './access-permit';
 import type { AccessPolicy } from './access-policy';
 import { enforcePolicy } from './enforce-policy';

@@ -18,7 +18,7 @@
 import type { Column, Table } from '../../schema/schema-types';
 import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { allows, type ColumnSet, type Operation } from './access-policy';
 
 /** What a policy grants on one table for one operation. */

@@ -4,9 +4,9 @@
  * mismatched cursor is a 400 rather than a query over values the caller invented.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { SortKey } from '../../command/command';
-import type { Table } from '../../schema/schema-types';
-import { GatewayError } from '../../errors/gateway-error';
+import type { SortKey } from '../command/command';
+import type { Table } from '../schema/schema-types';
+import { GatewayError } from '../errors/gateway-error';
 
 const MAX_CURSOR_LENGTH = 16 * 1024;
 

@@ -1,10 +1,12 @@
 /**
  * Runs the six stages in order over one context. Each stage's value is stored on the context
  * (visible to host middleware as `res.locals.gateway`) before the next stage runs.
+ * In: the stages and a context with the request. Out: the result, and the context filled in.
+ * Never: validates `options.stages` (resolveConfig did, once, at construction).
  */
-import { GatewayConfigError } from '../errors/gateway-config-error';
-import type { GatewayContext, Result, StageOverrides, Stages } from './stage-types';
-import { stageNames } from './stage-types';
+import type { Result } from './result';
+import { stageNames } from './stage-names';
+import type { GatewayContext, StageOverrides, Stages } from './stage-types';
 
 export async function runPipeline(stages: Stages, ctx: GatewayContext): Promise<Result> {
   const withIdentity = Object.assign(ctx, { identity: await stages.auth(ctx) });
@@ -17,19 +19,16 @@ export async function runPipeline(stages: Stages, ctx: GatewayContext): Promise<
   return result;
 }
 
-/** Applies `options.stages`: each replacement gets the default stage as its second argument. */
+/**
+ * Applies `options.stages`, already checked by resolveConfig (lib/config/resolve-config.ts: known
+ * names, functions only): each replacement gets the default stage as its second argument.
+ */
 export function applyStageOverrides(defaults: Stages, overrides: StageOverrides | undefined): Stages {
   const stages = { ...defaults };
   if (!overrides) return Object.freeze(stages);
-  for (const key of Object.keys(overrides)) {
-    if (!(stageNames as readonly string[]).includes(key)) {
-      throw new GatewayConfigError(`unknown stage \`${key}\` in options.stages; the stages are ${stageNames.join(', ')}`, `stages.${key}`);
-    }
-  }
   for (const name of stageNames) {
     const override = overrides[name];
     if (override === undefined) continue;
-    if (typeof override !== 'function') throw new GatewayConfigError(`options.stages.${name} must be a function (ctx, defaultStage) => value`, `stages.${name}`);
     const fallback = defaults[name];
     (stages as Record<string, unknown>)[name] = (ctx: never) => (override as (c: never, d: unknown) => unknown)(ctx, fallback);
   }
