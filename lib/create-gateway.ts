@@ -226,7 +226,7 @@ const restartIntervalMs = 1000;
 /** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
 function showPattern(res: Response, ctx: GatewayContext): void {
   if (!ctx.config.devMode || !ctx.command || res.headersSent) return;
-  const pattern = queryPattern(ctx.command, ctx.request);
+  const pattern = queryPattern(ctx.command);
   if (pattern !== undefined) res.setHeader('x-gw-query-pattern', pattern);
 }
 

@@ -16,7 +16,7 @@ import { thrown } from '../support/thrown';
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
 const cursors = createCursorCodec(randomBytes(32));
 const requestOf = (query: string): GatewayRequest => ({ id: 'r', method: 'GET', segments: ['orders'], rawSegments: ['orders'], query: [...new URLSearchParams(query)], headers: {}, body: undefined, loopback: true });
-const patternOf = (query: string) => queryPattern(parseList(orders, requestOf(query).query, config, cursors), requestOf(query));
+const patternOf = (query: string) => queryPattern(parseList(orders, requestOf(query).query, config, cursors));
 
 describe('queryPattern', () => {
   it('drops values, keeps names, and orders parameters canonically whatever the spelling', () => {

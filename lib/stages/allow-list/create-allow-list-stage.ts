@@ -25,7 +25,7 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
       return command;
     }
     if (queries === undefined) return command;
-    const pattern = queryPattern(command, ctx.request)!;
+    const pattern = queryPattern(command)!;
     if (!queries.allows(pattern)) {
       throw new GatewayError('QUERY_NOT_ALLOWED', 'This query pattern is not on the allow-list.', { details: { pattern } });
     }

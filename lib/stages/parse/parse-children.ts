@@ -34,5 +34,5 @@ export function parseChildren(schema: SchemaCache, parent: Table, request: Gatew
     });
   }
   const { foreignKey } = candidates[0]!.relation;
-  return parseList(foreignKey.table, request.query, config, cursors, Object.freeze({ table: parent, key, foreignKey }));
+  return parseList(foreignKey.table, request.query, config, cursors, Object.freeze({ table: parent, childName, key, foreignKey }));
 }

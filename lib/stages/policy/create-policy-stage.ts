@@ -16,8 +16,8 @@ export function createPolicyStage(policies: { access?: AccessPolicy; legacy?: Le
   const { access, legacy } = policies;
   return function policyStage(ctx: CommandContext): Command {
     let command = ctx.command;
-    if (access) command = enforcePolicy(accessPermit(access, ctx.identity), command, ctx.request);
-    if (legacy) command = enforcePolicy(legacyPermit(legacy, ctx.identity), command, ctx.request);
+    if (access) command = enforcePolicy(accessPermit(access, ctx.identity), command);
+    if (legacy) command = enforcePolicy(legacyPermit(legacy, ctx.identity), command);
     return command;
   };
 }
