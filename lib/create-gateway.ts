@@ -22,6 +22,7 @@ import { inSearchPath } from './db/in-search-path';
 import { searchPathOf } from './db/search-path';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
+import { isSchemaDrift } from './errors/sqlstate-meaning';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
@@ -228,18 +229,6 @@ function showPattern(res: Response, ctx: GatewayContext): void {
   if (!ctx.config.devMode || !ctx.command || res.headersSent) return;
   const pattern = queryPattern(ctx.command);
   if (pattern !== undefined) res.setHeader('x-gw-query-pattern', pattern);
-}
-
-function isSchemaDrift(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: unknown; where?: unknown } } | undefined)?.cause;
-  const sqlstate = cause?.code;
-  // 42883 / 42725 only for a call that no longer resolves (execute maps it; no `where` context).
-  return sqlstate === '42P01' || sqlstate === '42703' || ((sqlstate === '42883' || sqlstate === '42725') && !cause?.where && isCallError(err));
-}
-
-function isCallError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 'RPC_SIGNATURE_MISMATCH' || code === 'NOT_FOUND';
 }
 
 /**

@@ -6,7 +6,8 @@
 import type { RowProbe } from '../../../lib/pipeline/plan';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
-import { createExecuteStage, isRowError } from '../../../lib/stages/execute/create-execute-stage';
+import { isRowError } from '../../../lib/errors/sqlstate-meaning';
+import { createExecuteStage } from '../../../lib/stages/execute/create-execute-stage';
 import type { Database } from '../../../lib/pipeline/database';
 import { parseInsert } from '../../../lib/stages/parse/parse-insert';
 import type { ExecuteContext } from '../../../lib/pipeline/stage-types';
