@@ -224,7 +224,7 @@ const driftReloadIntervalMs = 5000;
 /** Least time between two starts caused by requests while the database was unreachable at start. */
 const restartIntervalMs = 1000;
 
-/** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
+/** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (docs/allow-list.md). */
 function showPattern(res: Response, ctx: GatewayContext): void {
   if (!ctx.config.devMode || !ctx.command || res.headersSent) return;
   const pattern = queryPattern(ctx.command);

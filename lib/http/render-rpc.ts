@@ -1,5 +1,5 @@
 /**
- * RpcCommand / ContractsCommand + Result -> 200 and the contract §3 bodies.
+ * RpcCommand / ContractsCommand + Result -> 200 and the bodies of docs/rpc.md ("The response", "`GET /_rpc/contracts`").
  * A call's JSON comes from PostgreSQL as text and is spliced in as is (numbers stay exact).
  */
 import type { ContractsCommand, RpcCommand } from '../command/command';

@@ -1,5 +1,5 @@
 /**
- * Opaque keyset cursors (contract §3): the last row's sort-key values plus the primary key,
+ * Opaque keyset cursors (docs/querying.md, "Cursor"): the last row's sort-key values plus the primary key,
  * bound to the table and sort they came from, and HMAC-SHA256 signed so a tampered, foreign or
  * mismatched cursor is a 400 rather than a query over values the caller invented.
  */

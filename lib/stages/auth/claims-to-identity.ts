@@ -1,5 +1,5 @@
 /**
- * A verified JWT payload -> Identity (contract §5).
+ * A verified JWT payload -> Identity (docs/security.md, "JWT verification").
  *
  * In:  the payload `jwt.verify` returned (signature, algorithm, exp/nbf, aud/iss already checked).
  * Out: a deep-frozen Identity with source 'jwt'.

@@ -1,5 +1,5 @@
 /**
- * The `auth` stage (gateway spec "Authentication", contract §5).
+ * The `auth` stage (docs/security.md, "Authentication").
  *
  * In:  the request's bearer token (header, or the `jwt_cookie` cookie; see read-token.ts); in dev
  *      mode, on loopback connections without a token, the `x-user-id` / `x-user-role` /

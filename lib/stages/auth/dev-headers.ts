@@ -1,5 +1,5 @@
 /**
- * Dev-mode header identity (gateway spec "Mechanisms" 3, contract §5).
+ * Dev-mode header identity (docs/security.md, "Dev mode").
  *
  * In:  a request that carries no bearer token (the caller, `createAuthStage`, guarantees this).
  * Out: an Identity with source 'dev-headers', or undefined when dev headers do not apply.

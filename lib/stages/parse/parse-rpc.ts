@@ -1,6 +1,6 @@
 /**
  * `POST /rpc/{function}` -> RpcCommand; `GET /_rpc/contracts` -> ContractsCommand.
- * In: the function name, the body (gateway spec, "Function calls": an object is named arguments,
+ * In: the function name, the body (docs/rpc.md, "The body": an object is named arguments,
  * an array positional ones, a scalar or null one positional argument, no body none) and the
  * `x-gw-result-format` header. Out: one overload and the argument values as JSON text keyed by
  * argument, bound as one parameter. Never: parses values into JS numbers for SQL, or lets a name
