@@ -25,6 +25,7 @@ import { NamedStatements } from './db/named-statements';
 import { probeNamedStatements } from './db/probe-named-statements';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
+import { isSchemaDrift } from './errors/sqlstate-meaning';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
@@ -44,14 +45,14 @@ import { queryPattern } from './stages/allow-list/query-pattern';
 import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
-import { createCursorCodec } from './stages/parse/cursor-codec';
+import { createCursorCodec } from './pipeline/cursor-codec';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
-import { applyStageOverrides, runPipeline } from './stages/run-pipeline';
-import type { GatewayContext, Stages } from './stages/stage-types';
+import { applyStageOverrides, runPipeline } from './pipeline/run-pipeline';
+import type { GatewayContext, Stages } from './pipeline/stage-types';
 
 const log = createDebug('tablegate:gateway');
 
@@ -218,7 +219,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ticket.aborted) return;
       route = ctx.command!.kind;
       showPattern(res, ctx);
-      const rendered = renderResult(ctx.command!, result, cursors);
+      const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
       res.statusCode = rendered.status;
       if (rendered.body === null) res.end();
       else sendJson(res, rendered.body);
@@ -301,23 +302,11 @@ function shuttingDown(message: string): GatewayError {
   return new GatewayError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': '1', Connection: 'close' }, hint: 'Retry the request.' });
 }
 
-/** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (contract §6). */
+/** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (docs/allow-list.md). */
 function showPattern(res: Response, ctx: GatewayContext): void {
   if (!ctx.config.devMode || !ctx.command || res.headersSent) return;
-  const pattern = queryPattern(ctx.command, ctx.request);
+  const pattern = queryPattern(ctx.command);
   if (pattern !== undefined) res.setHeader('x-gw-query-pattern', pattern);
-}
-
-function isSchemaDrift(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: unknown; where?: unknown } } | undefined)?.cause;
-  const sqlstate = cause?.code;
-  // 42883 / 42725 only for a call that no longer resolves (execute maps it; no `where` context).
-  return sqlstate === '42P01' || sqlstate === '42703' || ((sqlstate === '42883' || sqlstate === '42725') && !cause?.where && isCallError(err));
-}
-
-function isCallError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 'RPC_SIGNATURE_MISMATCH' || code === 'NOT_FOUND';
 }
 
 /**

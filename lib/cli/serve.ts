@@ -7,7 +7,7 @@
  * that listens is a server that answers. Failures print one line and resolve to exit code 1;
  * only messages are printed (GatewayConfigError never quotes a secret), never the config.
  *
- * Dev mode is fail-closed (contract §5, gateway spec "Authentication" 4): dev headers are an
+ * Dev mode is fail-closed (docs/security.md, "Dev mode"): dev headers are an
  * impersonation mechanism, so with dev mode on the server binds to loopback or not at all.
  * resolveConfig enforces this too; checking the effective bind here keeps the CLI safe even if
  * the bind ever comes from somewhere else.

@@ -40,7 +40,7 @@ export interface KeyValue {
 }
 
 /**
- * A foreign-key relation seen from one table (contract §3 naming). `forward`: this table holds the
+ * A foreign-key relation seen from one table (named as in docs/relations.md). `forward`: this table holds the
  * FK columns (many-to-one / one-to-one); `reverse`: the target holds them (one-to-many, or
  * one-to-one when the FK columns are unique there).
  */
@@ -73,6 +73,8 @@ export interface Expansion extends RowScoped {
 /** `GET /{parent}/:id/{child}`: the list is restricted to the children of one parent row. */
 export interface ParentScope extends RowScoped {
   readonly table: Table;
+  /** The child segment as the caller wrote it (a table or relation name), for the query pattern. */
+  readonly childName: string;
   readonly key: readonly KeyValue[];
   /** The child table's FK that points at the parent. */
   readonly foreignKey: ForeignKey;
@@ -95,7 +97,11 @@ export interface ListCommand extends RowScoped {
    */
   readonly order: readonly SortKey[];
   readonly limit: number;
+  /** True when the caller gave `limit` (the query pattern names it, whatever its value). */
+  readonly explicitLimit: boolean;
   readonly offset: number;
+  /** True when the caller gave `offset`. */
+  readonly explicitOffset: boolean;
   readonly cursor: CursorPosition | null;
   readonly distinct: Column | null;
   readonly countExact: boolean;
@@ -148,6 +154,13 @@ export interface OnConflict {
   readonly action: 'update' | 'ignore';
 }
 
+/**
+ * One row of a write body: each key (a column name) -> the JSON text of its value exactly as
+ * received, so numbers stay unrounded (JSON.parse would round integers above 2^53). Later stages
+ * (the policy's row conditions) read the body from here, never from the request.
+ */
+export type BodyRow = Readonly<Record<string, string>>;
+
 /** `POST /{table}`: one row (object body) or a batch (array body), inserted in one statement. */
 export interface InsertCommand {
   readonly kind: 'insert';
@@ -156,6 +169,8 @@ export interface InsertCommand {
   readonly columns: readonly Column[];
   /** The request body as received: JSON text, bound as one parameter (numbers stay exact). */
   readonly body: string;
+  /** The body's rows (one for an object body), key -> value text. */
+  readonly rows: readonly BodyRow[];
   readonly batch: boolean;
   readonly rowCount: number;
   readonly returning: readonly Column[];
@@ -171,6 +186,8 @@ export interface UpdateCommand extends RowScoped {
   readonly columns: readonly Column[];
   /** The JSON object body as received, bound as one parameter. */
   readonly body: string;
+  /** The same object, key -> value text. */
+  readonly row: BodyRow;
   readonly returning: readonly Column[];
   readonly explicitReturning: boolean;
 }

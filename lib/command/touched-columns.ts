@@ -1,6 +1,6 @@
 /**
- * The hook the policy stage needs (contract §6: "naming a denied column in select, a filter,
- * sort, distinct, search_columns, expand or returning -> 403 before any SQL runs").
+ * The hook the policy stage needs (docs/access-policy.md, "Columns"): naming a denied column in
+ * select, a filter, sort, distinct, search_columns, expand or returning is a 403 before any SQL runs.
  * In: a command. Out: every table the command's SQL will read or write, each with every column
  * it names: returned, filtered, sorted, searched, joined on (FK and referenced key columns of an
  * expansion or a child route), written, or used as a key. Related tables appear under their own
@@ -45,7 +45,7 @@ export function touchedColumns(command: Command): TouchedColumns {
     case 'delete':
       add(command.table, [...command.returning, ...command.key.map((k) => k.column)]);
       break;
-    // A function's body is opaque to the gateway; the RPC keys govern calls (contract §6).
+    // A function's body is opaque to the gateway; the RPC keys govern calls (docs/rpc.md, "Hardening").
     case 'rpc':
     case 'contracts':
       break;

@@ -6,7 +6,7 @@
  */
 import type { Pool } from 'pg';
 import type { GssOptions } from '../db/connection/gss/gss-options';
-import type { StageOverrides } from '../stages/stage-types';
+import type { StageOverrides } from '../pipeline/stage-types';
 import type { ResolvedConfig } from './resolved-config';
 
 export interface AccessOptions {

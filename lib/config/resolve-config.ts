@@ -13,7 +13,7 @@ import type { ErrorObject } from 'ajv';
 import { hasPolicyParameters } from '../db/connection/connection-parameters';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
-import { stageNames } from '../stages/stage-types';
+import { stageNames } from '../pipeline/stage-names';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
 import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
@@ -207,7 +207,7 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
   checkSchemaList('schemas', isSchemaName, 'as the catalog spells them (any text without a NUL character, at most 63 bytes, no quoting)');
   checkSchemaList('extraSearchPath', isSearchPathEntry, '(1 to 63 bytes, no control characters, no leading or trailing spaces)');
 
-  // Contract §5 / spec "Authentication" 4: dev mode is fail-closed at startup.
+  // Dev mode is fail-closed at startup (docs/security.md, "Dev mode").
   if (value('devMode') === true) {
     if (value('jwtSecret') === undefined) {
       throw new GatewayConfigError(`GW_DEV_MODE=true requires JWT_SECRET (dev mode is on via ${label('devMode')}): set env JWT_SECRET, the jwtSecret option or [gateway] jwt_secret, or turn dev mode off`, 'jwtSecret');

@@ -17,6 +17,7 @@
  */
 import type pg from 'pg';
 import createDebug from 'debug';
+import { isConnectionLostSqlstate } from '../errors/sqlstate-meaning';
 
 const log = createDebug('tablegate:pool');
 
@@ -106,16 +107,16 @@ function lease(client: pg.PoolClient, deadlineMs: number): Lease {
 /**
  * An error after which the connection cannot be trusted: anything without a SQLSTATE (a socket
  * error, "Connection terminated unexpectedly", a protocol error), a FATAL or PANIC from the server
- * (it closes the connection after sending it), class 08 (connection exception) and 57P01-57P03
- * (admin shutdown, crash shutdown, cannot connect now). A statement error (a constraint, a bad
- * literal, 57014 statement timeout) leaves the connection usable.
+ * (it closes the connection after sending it), and the SQLSTATEs of a lost connection
+ * (lib/errors/sqlstate-meaning.ts). A statement error (a constraint, a bad literal, 57014
+ * statement timeout) leaves the connection usable.
  */
 export function isConnectionFailure(err: unknown): boolean {
   const e = (err ?? {}) as { code?: unknown; severity?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
   if (!/^[0-9A-Z]{5}$/.test(code)) return true;
   if (e.severity === 'FATAL' || e.severity === 'PANIC') return true;
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+  return isConnectionLostSqlstate(code);
 }
 
 function asError(err: unknown): Error {

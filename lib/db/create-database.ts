@@ -8,9 +8,10 @@
 import type pg from 'pg';
 import { prepareValue } from 'pg/lib/utils';
 import { GatewayError } from '../errors/gateway-error';
-import type { Identity } from '../stages/auth/identity';
-import type { Database, QueryPlan } from '../stages/execute/database';
-import type { Plan, Result } from '../stages/stage-types';
+import type { Identity } from '../pipeline/identity';
+import type { Database, QueryPlan } from '../pipeline/database';
+import type { Plan } from '../pipeline/plan';
+import type { Result } from '../pipeline/result';
 import { checkOut } from './check-out';
 import { locateFailingRow } from './locate-failing-row';
 import { isLostStatementError, type NamedStatements } from './named-statements';

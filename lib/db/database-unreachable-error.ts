@@ -10,6 +10,7 @@
  * internals; the original error goes to the `tablegate:gateway` debug log only).
  */
 import pg from 'pg';
+import { isLoginRefusal } from '../errors/sqlstate-meaning';
 
 export class DatabaseUnreachableError extends Error {
   /** The errno code (`ECONNREFUSED`, `ENOTFOUND`, ...), the SQLSTATE, or `ETIMEDOUT` for a connect timeout. */
@@ -36,15 +37,6 @@ const networkErrors: Readonly<Record<string, string>> = {
   ENOENT: 'no such socket',
   EACCES: 'permission denied',
 };
-
-/**
- * SQLSTATEs a server sends while refusing a session: connection exception (08), invalid
- * authorization (28), unknown database (3D000), too many connections (53300), starting up or
- * shutting down (57P01-57P03). PostgreSQL docs, Appendix A.
- */
-function isLoginRefusal(sqlstate: string): boolean {
-  return /^(08|28)/.test(sqlstate) || ['3D000', '53300', '57P01', '57P02', '57P03'].includes(sqlstate);
-}
 
 export function toDatabaseUnreachable(err: unknown, pool: pg.Pool, connectTimeoutMs?: number): unknown {
   // Duck-typed: socket errors are made by Node's own realm, so `instanceof Error` can be false (jest's vm).

@@ -12,22 +12,10 @@
  * This costs round trips only on the failure path; a successful batch is still one.
  */
 import type pg from 'pg';
+import type { FailingRow } from '../pipeline/database';
+import type { RowProbe } from '../pipeline/plan';
 import type { CompiledQuery } from '../sql/sql';
 import { sessionResetText } from './pipelined-transaction';
-
-export interface RowProbe {
-  /** Rows in the batch. */
-  readonly rows: number;
-  /** The batch's INSERT restricted to its first `prefix` rows. */
-  query(prefix: number): CompiledQuery;
-}
-
-export interface FailingRow {
-  /** Zero-based index of the first row that fails. */
-  readonly index: number;
-  /** PostgreSQL's error for the prefix ending at that row. */
-  readonly error: unknown;
-}
 
 /**
  * `context` sets the caller's tenant context (the same statement the batch ran after).

@@ -1,5 +1,5 @@
 /**
- * The stable error codes of contract §4, one HTTP status each. Codes are part of the public
+ * The stable error codes (docs/errors.md, "Codes"), one HTTP status each. Codes are part of the public
  * API: never rename one, only add. `docs/errors.md` lists the same table; a unit test keeps
  * the two in sync.
  */

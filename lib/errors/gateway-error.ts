@@ -27,7 +27,7 @@ export class GatewayError extends Error {
     this.headers = Object.freeze({ ...(options.headers ?? {}) });
   }
 
-  /** The contract §4 body. */
+  /** The error body of docs/errors.md. */
   toJSON(): { code: ErrorCode; message: string; details?: unknown; hint?: string } {
     const body: { code: ErrorCode; message: string; details?: unknown; hint?: string } = { code: this.code, message: this.message };
     if (this.details !== undefined) body.details = this.details;

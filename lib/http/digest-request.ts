@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
-import type { GatewayRequest } from './gateway-request';
+import type { GatewayRequest } from '../pipeline/gateway-request';
 import { isLoopbackAddress } from './loopback';
 
 /**

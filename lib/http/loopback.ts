@@ -1,5 +1,5 @@
 /**
- * Loopback checks for the dev-mode rules (contract §5): dev headers are honoured only from a
+ * Loopback checks for the dev-mode rules (docs/security.md, "Dev mode"): dev headers are honoured only from a
  * loopback peer, and dev mode binds only to a loopback address.
  */
 import net from 'node:net';

@@ -1,7 +1,7 @@
 /**
  * `gateway.admin`: GET /metrics and GET /health/internal. With `admin_token` set, both need
  * `Authorization: Bearer <admin_token>` (compared in constant time); without it, the host must
- * restrict them by network means (gateway spec, "Internal endpoints").
+ * restrict them by network means (docs/configuration.md, `admin_token`).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';

@@ -1,5 +1,5 @@
 /**
- * Relation naming (contract §3): the names under which a table's foreign keys can be expanded.
+ * Relation naming (docs/relations.md, "Relation names"): the names under which a table's foreign keys can be expanded.
  * In: a schema-cache table. Out: every named relation, each a frozen `Relation`.
  * Never: invents a relation that is not a discovered foreign key.
  *

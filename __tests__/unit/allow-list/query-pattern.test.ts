@@ -3,20 +3,20 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { createAllowListStage } from '../../../lib/stages/allow-list/create-allow-list-stage';
 import { parseQueryAllowList } from '../../../lib/stages/allow-list/query-allow-list';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseList } from '../../../lib/stages/parse/parse-list';
-import type { CommandContext } from '../../../lib/stages/stage-types';
+import type { CommandContext } from '../../../lib/pipeline/stage-types';
 import { orders } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
 const cursors = createCursorCodec(randomBytes(32));
 const requestOf = (query: string): GatewayRequest => ({ id: 'r', method: 'GET', segments: ['orders'], rawSegments: ['orders'], query: [...new URLSearchParams(query)], headers: {}, body: undefined, loopback: true });
-const patternOf = (query: string) => queryPattern(parseList(orders, requestOf(query).query, config, cursors), requestOf(query));
+const patternOf = (query: string) => queryPattern(parseList(orders, requestOf(query).query, config, cursors));
 
 describe('queryPattern', () => {
   it('drops values, keeps names, and orders parameters canonically whatever the spelling', () => {

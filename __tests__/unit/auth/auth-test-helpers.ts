@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createAuthStage } from '../../../lib/stages/auth/create-auth-stage';
-import type { Identity } from '../../../lib/stages/auth/identity';
+import type { Identity } from '../../../lib/pipeline/identity';
 import { testConfig } from './config-fixture';
 import { testContext, testRequest } from './request-fixture';
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { anonymousIdentity } from '../../../lib/stages/auth/identity';
+import { anonymousIdentity } from '../../../lib/pipeline/identity';
 import { authenticate, expectInvalidToken, nowS, rejection, secret, sign } from './auth-test-helpers';
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });

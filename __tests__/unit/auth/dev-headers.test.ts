@@ -1,4 +1,4 @@
-import { anonymousIdentity } from '../../../lib/stages/auth/identity';
+import { anonymousIdentity } from '../../../lib/pipeline/identity';
 import { authenticate, expectInvalidToken, rejection, sign } from './auth-test-helpers';
 
 const devHeaders = { 'x-user-id': 'dev-user', 'x-user-role': 'admin', 'x-tenant-id': 'dev-tenant' };

@@ -2,8 +2,8 @@
  * Hand-made GatewayRequest / BaseContext values for stage unit tests (no HTTP, no database).
  */
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
-import type { GatewayRequest } from '../../../lib/http/gateway-request';
-import type { BaseContext } from '../../../lib/stages/stage-types';
+import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
+import type { BaseContext } from '../../../lib/pipeline/stage-types';
 
 export function testRequest(headers: Record<string, string | undefined> = {}, loopback = true): GatewayRequest {
   return Object.freeze({

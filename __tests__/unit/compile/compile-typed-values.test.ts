@@ -11,7 +11,7 @@ import type { Column } from '../../../lib/schema/schema-types';
 import { compileSql } from '../../../lib/sql/sql';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseKey } from '../../../lib/stages/parse/parse-key';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import { makeTable } from '../support/schema-fixture';

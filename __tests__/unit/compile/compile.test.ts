@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseKey } from '../../../lib/stages/parse/parse-key';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import { compileSql, ident, sql } from '../../../lib/sql/sql';

@@ -4,9 +4,9 @@
  */
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import { anonymousIdentity, type Identity } from '../../../lib/stages/auth/identity';
+import { anonymousIdentity, type Identity } from '../../../lib/pipeline/identity';
 import { checkExplainAccess } from '../../../lib/stages/parse/check-explain-access';
-import type { ParseContext } from '../../../lib/stages/stage-types';
+import type { ParseContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 
 const caller = (role: string, scopes: string[] = []): Identity => ({ ...anonymousIdentity, tenantId: 't', role, scopes, source: 'jwt' });

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import { makeTable, weird } from '../support/schema-fixture';

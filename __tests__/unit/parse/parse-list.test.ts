@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ListCommand } from '../../../lib/command/command';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import { auditLog, orders, weird } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';

@@ -9,7 +9,7 @@ import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { toGatewayError } from '../../../lib/db/to-gateway-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { digestRequest, MAX_QUERY_PARAMETERS } from '../../../lib/http/digest-request';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import { parseOnConflict } from '../../../lib/stages/parse/parse-on-conflict';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { relationNames, relationsOf } from '../../../lib/schema/relations';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { MAX_EXPANSIONS, parseExpand } from '../../../lib/stages/parse/parse-expand';
 import { parseList } from '../../../lib/stages/parse/parse-list';
 import type { ForeignKey } from '../../../lib/schema/schema-types';

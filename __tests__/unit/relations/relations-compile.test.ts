@@ -6,14 +6,15 @@ import { randomBytes } from 'node:crypto';
 import type { ListCommand } from '../../../lib/command/command';
 import type { ResolvedConfig } from '../../../lib/config/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { renderResult } from '../../../lib/http/render-result';
 import { compileSql } from '../../../lib/sql/sql';
 import { compileAggregate } from '../../../lib/stages/compile/compile-aggregate';
 import { compileExplain } from '../../../lib/stages/compile/compile-explain';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList, listColumns } from '../../../lib/stages/compile/compile-list';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { shapeOf } from '../../../lib/stages/compile/shape-of';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
 import { parseChildren } from '../../../lib/stages/parse/parse-children';
 import { parseExplain } from '../../../lib/stages/parse/parse-explain';
@@ -103,7 +104,7 @@ describe('child route', () => {
 
   it('renders 404 when the parent row is not visible, the page otherwise', () => {
     const command = children('users/1/orders', 'count=exact');
-    const render = (visible: string) => renderResult(command, { rows: [['[]', '0', null, '0', visible]] }, cursors);
+    const render = (visible: string) => renderResult(command, { shape: shapeOf(command) }, { rows: [['[]', '0', null, '0', visible]] }, cursors);
     const e = error(() => render('false'));
     expect(e.code).toBe('NOT_FOUND');
     expect(e.message).toBe('No visible row of `users` has that key.');
@@ -152,6 +153,6 @@ describe('explain', () => {
 
   it('renders the plan array under data.plan', () => {
     const command = parseExplain(orders, [], config, cursors);
-    expect(renderResult(command, { rows: [['[{"Plan":{}}]']] }, cursors).body).toBe('{"data":{"plan":[{"Plan":{}}]}}');
+    expect(renderResult(command, { shape: shapeOf(command) }, { rows: [['[{"Plan":{}}]']] }, cursors).body).toBe('{"data":{"plan":[{"Plan":{}}]}}');
   });
 });

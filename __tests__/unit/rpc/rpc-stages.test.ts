@@ -13,7 +13,7 @@ import { chooseOverload } from '../../../lib/stages/parse/choose-overload';
 import { parseRpc } from '../../../lib/stages/parse/parse-rpc';
 import { resolveFunction } from '../../../lib/stages/parse/resolve-function';
 import { splitJsonArray } from '../../../lib/stages/parse/split-json-array';
-import type { CommandContext } from '../../../lib/stages/stage-types';
+import type { CommandContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { thrown as thrownOf } from '../support/thrown';

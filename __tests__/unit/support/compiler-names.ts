@@ -20,12 +20,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import type { Command, CommandKind, Filter, ListCommand } from '../../../lib/command/command';
-import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from '../../../lib/schema/schema-types';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
-import { createCursorCodec } from '../../../lib/stages/parse/cursor-codec';
+import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { createParseStage } from '../../../lib/stages/parse/create-parse-stage';
-import type { CommandContext, ParseContext } from '../../../lib/stages/stage-types';
+import type { CommandContext, ParseContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 import { makeTable } from './schema-fixture';
 

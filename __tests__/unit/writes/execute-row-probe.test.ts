@@ -3,13 +3,14 @@
  * failures are reported as they are, without probing. The Database here is a stand-in for the
  * stage's interface (the probing itself runs against PostgreSQL in writes-insert.test.ts).
  */
-import type { RowProbe } from '../../../lib/db/locate-failing-row';
+import type { RowProbe } from '../../../lib/pipeline/plan';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
-import { createExecuteStage, isRowError } from '../../../lib/stages/execute/create-execute-stage';
-import type { Database } from '../../../lib/stages/execute/database';
+import { isRowError } from '../../../lib/errors/sqlstate-meaning';
+import { createExecuteStage } from '../../../lib/stages/execute/create-execute-stage';
+import type { Database } from '../../../lib/pipeline/database';
 import { parseInsert } from '../../../lib/stages/parse/parse-insert';
-import type { ExecuteContext } from '../../../lib/stages/stage-types';
+import type { ExecuteContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 import { items, writeRequest } from './write-fixture';
 

@@ -1,5 +1,5 @@
 /** A write-test table and request builder for the unit tests of parse / compile / render (no database). */
-import type { GatewayRequest } from '../../../lib/http/gateway-request';
+import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { makeTable } from '../support/schema-fixture';
 
 export const items = (() => {

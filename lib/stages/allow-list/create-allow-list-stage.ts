@@ -7,7 +7,7 @@
  */
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { CommandContext, Stages } from '../stage-types';
+import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import type { FunctionAllowList } from './function-allow-list';
 import type { QueryAllowList } from './query-allow-list';
 import { queryPattern } from './query-pattern';
@@ -25,7 +25,7 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
       return command;
     }
     if (queries === undefined) return command;
-    const pattern = queryPattern(command, ctx.request)!;
+    const pattern = queryPattern(command)!;
     if (!queries.allows(pattern)) {
       throw new GatewayError('QUERY_NOT_ALLOWED', 'This query pattern is not on the allow-list.', { details: { pattern } });
     }

@@ -1,5 +1,5 @@
 /**
- * The function allow-list (`rpc_allowlist_path`, gateway spec "Function-call hardening"): one
+ * The function allow-list (`rpc_allowlist_path`, docs/rpc.md "Hardening"): one
  * function per line, `schema.function` or a bare `function` (that name in any exposed schema),
  * case-insensitive, `#` comment lines and blank lines ignored. Read once when the gateway is
  * created; an unreadable file is a GatewayConfigError, never an empty (or absent) list.

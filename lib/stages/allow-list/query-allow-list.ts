@@ -1,5 +1,5 @@
 /**
- * The query allow-list (`allow_list_path`, contract §6): one pattern per line as queryPattern
+ * The query allow-list (`allow_list_path`, docs/allow-list.md): one pattern per line as queryPattern
  * prints it, `#` comment lines and blank lines ignored, runs of spaces equal to one. Read once
  * when the gateway is created; an unreadable file, or a line that does not start with a method
  * and a route, is a GatewayConfigError, never an empty list.

@@ -1,5 +1,5 @@
 /**
- * queryPattern: a data-route command -> its shape with the values removed (contract §6), e.g.
+ * queryPattern: a data-route command -> its shape with the values removed (docs/allow-list.md), e.g.
  *   GET orders select=id,total status=eq sort=-placed_at limit
  * Method, route, then the parameters used, in one canonical order, whatever order or filter
  * spelling the request used (so `status=eq.paid` and `status.eq=paid` give the same pattern):
@@ -10,80 +10,76 @@
  * Names stay (they are the shape), values go: `limit` is there when the request gave one,
  * whatever its value. Grammar and examples: docs/allow-list.md. Function calls have no pattern;
  * the function allow-list governs them.
+ * In: the command only (parse recorded what the request gave: `explicitLimit`, the child segment).
+ * Never: reads the request, or answers a command kind it does not know (the switch is exhaustive).
  */
 import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
-import type { GatewayRequest } from '../../http/gateway-request';
+import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 
-export function queryPattern(command: Command, request: GatewayRequest): string | undefined {
-  const given = new Set(request.query.map(([key]) => key));
-  const parts: string[] = [];
+export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
     case 'list':
-      parts.push('GET', command.parent ? `${command.parent.table.name}/:id/${request.segments[2] ?? command.table.name}` : command.table.name);
-      listParts(parts, command, given);
-      break;
+      return pattern('GET', command.parent ? `${command.parent.table.name}/:id/${command.parent.childName}` : command.table.name, listParts(command));
     case 'explain':
-      parts.push('GET', `${command.table.name}/_explain`);
-      listParts(parts, command.list, given);
-      break;
+      return pattern('GET', `${command.table.name}/_explain`, listParts(command.list));
     case 'get':
-      parts.push('GET', `${command.table.name}/:id`);
-      if (command.explicitSelect) parts.push(`select=${names(command.select)}`);
-      expandPart(parts, command.expand);
-      break;
+      return pattern('GET', `${command.table.name}/:id`, [...(command.explicitSelect ? [`select=${names(command.select)}`] : []), ...expandPart(command.expand)]);
     case 'aggregate':
-      parts.push('GET', `${command.table.name}/aggregate`);
-      filterParts(parts, command.filters, command.search);
-      parts.push(`fn=${command.fn}`);
-      if (command.column) parts.push(`column=${command.column.name}`);
-      break;
-    case 'insert':
-      parts.push('POST', command.table.name);
-      if (command.explicitReturning) parts.push(`returning=${names(command.returning)}`);
-      parts.push(`body=${sortedNames(command.columns)}`);
+      return pattern('GET', `${command.table.name}/aggregate`, [...filterParts(command.filters, command.search), `fn=${command.fn}`, ...(command.column ? [`column=${command.column.name}`] : [])]);
+    case 'insert': {
+      const parts = [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`];
       if (command.batch) parts.push('batch');
       if (command.onConflict) parts.push(`on_conflict=${names(command.onConflict.columns)}`, `resolution=${command.onConflict.action === 'update' ? 'merge' : 'ignore'}`);
-      break;
+      return pattern('POST', command.table.name, parts);
+    }
     case 'update':
-      parts.push('PATCH', `${command.table.name}/:id`);
-      if (command.explicitReturning) parts.push(`returning=${names(command.returning)}`);
-      parts.push(`body=${sortedNames(command.columns)}`);
-      break;
+      return pattern('PATCH', `${command.table.name}/:id`, [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`]);
     case 'delete':
-      parts.push('DELETE', `${command.table.name}/:id`);
-      if (command.explicitReturning) parts.push(`returning=${names(command.returning)}`);
-      break;
+      return pattern('DELETE', `${command.table.name}/:id`, returningPart(command.explicitReturning, command.returning));
     case 'rpc':
     case 'contracts':
       return undefined;
   }
-  return parts.join(' ');
+  // Reached only by a kind added to Command and not to this switch (a build error) or a
+  // replacement parse stage's invented kind: no pattern is ever guessed for it.
+  return assertNever(command, 'command kind');
 }
 
-function listParts(parts: string[], list: ListCommand, given: ReadonlySet<string>): void {
+function pattern(method: string, route: string, parts: readonly string[]): string {
+  return [method, route, ...parts].join(' ');
+}
+
+function listParts(list: ListCommand): string[] {
+  const parts: string[] = [];
   if (list.explicitSelect) parts.push(`select=${names(list.select)}`);
-  filterParts(parts, list.filters, list.search);
+  parts.push(...filterParts(list.filters, list.search));
   if (list.distinct) parts.push(`distinct=${list.distinct.name}`);
   if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.column.name}`).join(',')}`);
-  expandPart(parts, list.expand);
+  parts.push(...expandPart(list.expand));
   if (list.countExact) parts.push('count=exact');
-  if (given.has('limit')) parts.push('limit');
-  if (given.has('offset')) parts.push('offset');
+  if (list.explicitLimit) parts.push('limit');
+  if (list.explicitOffset) parts.push('offset');
   if (list.cursor) parts.push('cursor');
+  return parts;
 }
 
-function filterParts(parts: string[], filters: readonly Filter[], search: Search | null): void {
+function filterParts(filters: readonly Filter[], search: Search | null): string[] {
   const spelled = filters.map((f) => `${f.column.name}=${f.op}`);
-  parts.push(...[...new Set(spelled)].sort());
+  const parts = [...new Set(spelled)].sort();
   if (search) {
     parts.push('search');
     if (search.explicitColumns) parts.push(`search_columns=${names(search.columns)}`);
   }
+  return parts;
 }
 
-function expandPart(parts: string[], expansions: readonly Expansion[]): void {
-  if (expansions.length > 0) parts.push(`expand=${expansions.map((e) => `${e.relation.cardinality === 'many' ? 'nested:' : ''}${e.relation.name}`).join(',')}`);
+function expandPart(expansions: readonly Expansion[]): string[] {
+  return expansions.length > 0 ? [`expand=${expansions.map((e) => `${e.relation.cardinality === 'many' ? 'nested:' : ''}${e.relation.name}`).join(',')}`] : [];
+}
+
+function returningPart(explicit: boolean, returning: readonly Column[]): string[] {
+  return explicit ? [`returning=${names(returning)}`] : [];
 }
 
 const names = (columns: readonly Column[]): string => columns.map((c) => c.name).join(',');

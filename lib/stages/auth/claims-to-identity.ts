@@ -1,5 +1,5 @@
 /**
- * A verified JWT payload -> Identity (contract §5).
+ * A verified JWT payload -> Identity (docs/security.md, "JWT verification").
  *
  * In:  the payload `jwt.verify` returned (signature, algorithm, exp/nbf, aud/iss already checked).
  * Out: a deep-frozen Identity with source 'jwt'.
@@ -19,7 +19,7 @@
  */
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { Identity } from './identity';
+import type { Identity } from '../../pipeline/identity';
 
 /** Longest tenant / user / role / agent id accepted, in UTF-16 code units. */
 export const maxIdentityTextLength = 256;

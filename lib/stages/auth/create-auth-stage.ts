@@ -1,5 +1,5 @@
 /**
- * The `auth` stage (gateway spec "Authentication", contract §5).
+ * The `auth` stage (docs/security.md, "Authentication").
  *
  * In:  the request's bearer token (header, or the `jwt_cookie` cookie; see read-token.ts); in dev
  *      mode, on loopback connections without a token, the `x-user-id` / `x-user-role` /
@@ -18,10 +18,10 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { Stages } from '../stage-types';
+import type { Stages } from '../../pipeline/stage-types';
 import { claimsToIdentity, invalidTokenError } from './claims-to-identity';
 import { devHeadersIdentity } from './dev-headers';
-import { anonymousIdentity, type Identity } from './identity';
+import { anonymousIdentity, type Identity } from '../../pipeline/identity';
 import { readToken } from './read-token';
 import { KeySetUnavailableError } from './remote-key-set';
 import { buildTokenKeys } from './token-keys';

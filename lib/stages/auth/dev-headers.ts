@@ -1,5 +1,5 @@
 /**
- * Dev-mode header identity (gateway spec "Mechanisms" 3, contract §5).
+ * Dev-mode header identity (docs/security.md, "Dev mode").
  *
  * In:  a request that carries no bearer token (the caller, `createAuthStage`, guarantees this).
  * Out: an Identity with source 'dev-headers', or undefined when dev headers do not apply.
@@ -11,9 +11,9 @@
  */
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { identityTextProblem } from './claims-to-identity';
-import type { Identity } from './identity';
+import type { Identity } from '../../pipeline/identity';
 
 export const devHeaderNames = Object.freeze({ userId: 'x-user-id', role: 'x-user-role', tenantId: 'x-tenant-id' });
 

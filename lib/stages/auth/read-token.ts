@@ -4,7 +4,7 @@
  * present.
  */
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 
 /**
  * The token of the request, or undefined when it carries none. An Authorization header that is

@@ -1,13 +1,15 @@
 /**
  * compile: Command -> Plan.
- * In: a command whose names are schema-cache objects. Out: `{ text, values }` plus how to run it.
+ * In: a command whose names are schema-cache objects. Out: `{ text, values }`, how to run it, and
+ * the shape of its result (which column holds what), the only thing rendering reads about it.
  * Never: reads caller text (there is none left), or puts a value anywhere but a `$n` parameter.
  */
 import type { Command } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { compileSql, type Sql } from '../../sql/sql';
-import type { CommandContext, Plan, Stages } from '../stage-types';
+import type { Plan } from '../../pipeline/plan';
+import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import { compileAggregate } from './compile-aggregate';
 import { compileDelete } from './compile-delete';
 import { compileExplain } from './compile-explain';
@@ -16,13 +18,14 @@ import { compileInsert } from './compile-insert';
 import { compileList } from './compile-list';
 import { compileRpc } from './compile-rpc';
 import { compileUpdate } from './compile-update';
+import { shapeOf } from './shape-of';
 
 export function createCompileStage(): Stages['compile'] {
   return function compile(ctx: CommandContext): Plan {
     const { command, config } = ctx;
     // The contracts are the schema cache itself: nothing to ask the database.
-    if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true });
-    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command) };
+    if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
+    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command) };
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
       const rows = command.rowCount;

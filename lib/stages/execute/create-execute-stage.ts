@@ -9,7 +9,9 @@
 import type { Command } from '../../command/command';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
-import type { ExecuteContext, Result, Stages } from '../stage-types';
+import { isRowError, isUnresolvedCall } from '../../errors/sqlstate-meaning';
+import type { Result } from '../../pipeline/result';
+import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
 
 export function createExecuteStage(): Stages['execute'] {
   return async function execute(ctx: ExecuteContext): Promise<Result> {
@@ -29,16 +31,6 @@ export function createExecuteStage(): Stages['execute'] {
       throw mapped ?? err;
     }
   };
-}
-
-/**
- * The call itself did not resolve (42883 undefined_function, 42725 ambiguous_function), not a
- * statement inside the function (those carry a `where` context): the function changed since
- * discovery. PostgreSQL parses the whole statement before executing any of it, so nothing ran.
- */
-function isUnresolvedCall(err: unknown): boolean {
-  const e = err as { code?: unknown; where?: unknown } | null;
-  return (e?.code === '42883' || e?.code === '42725') && !e.where;
 }
 
 function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {
@@ -69,15 +61,6 @@ function errorContextOf(command: Command): ErrorContext {
 }
 
 const NO_ROWS: Result = Object.freeze({ rows: Object.freeze([]) });
-
-/**
- * SQLSTATEs a single row's data can cause: data exceptions (22, a bad literal or out-of-range
- * value), integrity violations (23), the same upsert key twice (21000) and RLS WITH CHECK (42501).
- */
-export function isRowError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (/^2[23]/.test(code) || code === '21000' || code === '42501');
-}
 
 function withRow(error: GatewayError, row: number): GatewayError {
   const details = typeof error.details === 'object' && error.details !== null ? error.details : {};

@@ -15,7 +15,7 @@
  * (a developer's own database); nobody otherwise.
  */
 import { GatewayError } from '../../errors/gateway-error';
-import type { ParseContext } from '../stage-types';
+import type { ParseContext } from '../../pipeline/stage-types';
 
 export function checkExplainAccess(ctx: ParseContext): void {
   const { identity, config } = ctx;

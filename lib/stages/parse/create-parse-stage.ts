@@ -3,7 +3,7 @@
  * In: the digested request and the schema cache. Out: a frozen, kind-tagged command whose every
  * table and column is a schema-cache object. Never: builds SQL, or lets an unresolved name through.
  *
- * Routes (gateway spec, Endpoints), below the mount point:
+ * Routes (docs/querying.md, docs/writing.md, docs/relations.md, docs/rpc.md), below the mount point:
  *   /{table}                GET list, POST insert
  *   /{table}/aggregate      GET aggregate
  *   /{table}/_explain       GET explain (404 when explain_enabled = false; 403 for callers
@@ -15,9 +15,9 @@
  */
 import type { Command } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { ParseContext, Stages } from '../stage-types';
+import type { ParseContext, Stages } from '../../pipeline/stage-types';
 import { checkExplainAccess } from './check-explain-access';
-import type { CursorCodec } from './cursor-codec';
+import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseAggregate } from './parse-aggregate';
 import { parseChildren } from './parse-children';
 import { parseDelete } from './parse-delete';

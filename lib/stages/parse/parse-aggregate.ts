@@ -1,5 +1,5 @@
 /**
- * `GET /{table}/aggregate?fn=&column=&<filters>` -> AggregateCommand (gateway spec, Aggregation).
+ * `GET /{table}/aggregate?fn=&column=&<filters>` -> AggregateCommand (docs/querying.md, "Aggregate").
  * In: the table and the query parameters. Out: one of five functions over a resolved column.
  * Never: lets a function name or column reach SQL unchecked; sum/avg of a non-numeric column is a
  * 400 here, not a PostgreSQL error.

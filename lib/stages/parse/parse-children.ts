@@ -10,10 +10,10 @@
 import type { ListCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { relationsNamed } from '../../schema/relations';
 import type { SchemaCache, Table } from '../../schema/schema-types';
-import type { CursorCodec } from './cursor-codec';
+import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseKey } from './parse-key';
 import { parseList } from './parse-list';
 import { clip, resolveTable } from './resolve-names';
@@ -34,5 +34,5 @@ export function parseChildren(schema: SchemaCache, parent: Table, request: Gatew
     });
   }
   const { foreignKey } = candidates[0]!.relation;
-  return parseList(foreignKey.table, request.query, config, cursors, Object.freeze({ table: parent, key, foreignKey }));
+  return parseList(foreignKey.table, request.query, config, cursors, Object.freeze({ table: parent, childName, key, foreignKey }));
 }

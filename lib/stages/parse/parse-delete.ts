@@ -4,7 +4,7 @@
  * (rendered only when `returning` was given; otherwise the response is 204).
  */
 import type { DeleteCommand } from '../../command/command';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';
 import { parseKey } from './parse-key';
 import { parseReturning } from './parse-returning';

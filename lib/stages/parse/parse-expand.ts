@@ -1,5 +1,5 @@
 /**
- * `expand=<rel>[,nested:<rel>...]` -> Expansions (contract §3, naming in lib/schema/relations.ts).
+ * `expand=<rel>[,nested:<rel>...]` -> Expansions (docs/relations.md, naming in lib/schema/relations.ts).
  * In: the table, the parameter text and the columns the row will carry. Out: resolved relations,
  * each with the target columns to embed. Never: lets a name through that is not a discovered
  * foreign key, or guesses between two relations that answer to the same name.

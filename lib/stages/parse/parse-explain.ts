@@ -1,7 +1,7 @@
 import type { ExplainCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import type { Table } from '../../schema/schema-types';
-import type { CursorCodec } from './cursor-codec';
+import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseList } from './parse-list';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * One query parameter -> one Filter. Two equivalent spellings (gateway spec, "Filtering"):
+ * One query parameter -> one Filter. Two equivalent spellings (docs/querying.md, "Filters"):
  * key-style `col.op=value` and value-style `col=op.value`; no operator means `eq`.
  */
 import type { Filter, FilterOp } from '../../command/command';
@@ -86,7 +86,7 @@ function needsTypeName(column: Column, op: FilterOp): boolean {
   return column.category === 'C' && op !== 'like' && op !== 'ilike' && op !== 'is_null';
 }
 
-/** `*` is the only wildcard (gateway spec); `%`, `_` and `\` in the value are literal. */
+/** `*` is the only wildcard (docs/querying.md, "`like` and `ilike`"); `%`, `_` and `\` in the value are literal. */
 export function likePattern(raw: string): string {
   return raw.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
 }

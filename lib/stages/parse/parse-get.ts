@@ -1,6 +1,6 @@
 import type { GetCommand } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';
 import { parseExpand } from './parse-expand';
 import { parseKey } from './parse-key';

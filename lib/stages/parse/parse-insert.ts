@@ -1,20 +1,21 @@
 /**
  * `POST /{table}` -> InsertCommand.
  * In: a JSON object (one row) or an array of objects (a batch), optional upsert headers and
- * `returning`. Out: the columns named by any row, the body text to bind as one parameter, the
- * conflict target. Never: hands JS-parsed values on (the text is bound), or accepts a batch over
+ * `returning`. Out: the columns named by any row, the body text to bind as one parameter, its
+ * rows as key -> value text (for the policy), the conflict target. Never: hands JS-parsed values on (the text is bound), or accepts a batch over
  * `max_batch_size` (413) or a key that is not a writable column (400, `details.row` in batches).
  */
 import type { InsertCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';
 import { parseJsonBody } from './parse-json-body';
 import { parseOnConflict } from './parse-on-conflict';
 import { parsePrefer } from './parse-prefer';
 import { parseReturning } from './parse-returning';
 import { resolveBodyColumns } from './resolve-body-columns';
+import { bodyRowsOf } from './body-rows';
 
 export function parseInsert(table: Table, request: GatewayRequest, config: ResolvedConfig): InsertCommand {
   const body = parseJsonBody(request);
@@ -42,6 +43,7 @@ export function parseInsert(table: Table, request: GatewayRequest, config: Resol
     table,
     columns,
     body: body.text,
+    rows: bodyRowsOf(body.text, batch),
     batch,
     rowCount: rows.length,
     returning,

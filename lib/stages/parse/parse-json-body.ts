@@ -7,7 +7,7 @@
  * MAX_JSON_DEPTH / an object with more than MAX_OBJECT_KEYS keys (400: bounded work per request).
  */
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 
 /** Deepest nesting accepted: a row object is depth 1, its json/jsonb values add more. */
 export const MAX_JSON_DEPTH = 64;

@@ -4,7 +4,7 @@ import type { Table } from '../../schema/schema-types';
 
 /**
  * `:id` -> primary-key values. A composite key is its values in key order separated by commas
- * (contract §3); a comma inside a value is written `%2C`, so the split is on the raw segment.
+ * (docs/querying.md, "One row"); a comma inside a value is written `%2C`, so the split is on the raw segment.
  */
 export function parseKey(table: Table, rawSegment: string): GetCommand['key'] {
   if (table.primaryKey.length === 0) {

@@ -7,7 +7,7 @@ import type { Column, Table } from '../../schema/schema-types';
 import type { Filter, ListCommand, ParentScope, Search, SortKey } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { CursorCodec } from './cursor-codec';
+import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseExpand } from './parse-expand';
 import { parseKeyStyle, parseValueStyle, splitKeyStyle } from './parse-filter';
 import { checkLimit } from './request-limits';
@@ -87,7 +87,9 @@ export function parseList(
     sort: Object.freeze(sort),
     order: Object.freeze(order),
     limit,
+    explicitLimit: reserved.has('limit'),
     offset,
+    explicitOffset: reserved.has('offset'),
     cursor,
     distinct,
     countExact: countText === 'exact',

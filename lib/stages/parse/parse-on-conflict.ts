@@ -1,6 +1,6 @@
 /**
  * parseOnConflict: the upsert headers of a POST -> OnConflict, or null for a plain insert.
- * In: `X-Upsert: true` + optional `X-On-Conflict: col[,col]` (contract §3), or PostgREST's
+ * In: `X-Upsert: true` + optional `X-On-Conflict: col[,col]` (docs/writing.md, "Upsert"), or PostgREST's
  * `Prefer: resolution=merge-duplicates | ignore-duplicates`. Out: the conflict columns (default:
  * the primary key) and the action. Never: lets a conflict target through that is not exactly the
  * column set of a primary key or unique constraint (PostgreSQL would answer 42P10 at run time;

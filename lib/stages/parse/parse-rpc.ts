@@ -1,6 +1,6 @@
 /**
  * `POST /rpc/{function}` -> RpcCommand; `GET /_rpc/contracts` -> ContractsCommand.
- * In: the function name, the body (gateway spec, "Function calls": an object is named arguments,
+ * In: the function name, the body (docs/rpc.md, "The body": an object is named arguments,
  * an array positional ones, a scalar or null one positional argument, no body none) and the
  * `x-gw-result-format` header. Out: one overload and the argument values as JSON text keyed by
  * argument, bound as one parameter. Never: parses values into JS numbers for SQL, or lets a name
@@ -9,7 +9,7 @@
 import type { ContractsCommand, RpcArgument, RpcCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { SchemaCache } from '../../schema/schema-types';
 import { type Call, chooseOverload } from './choose-overload';
 import { parseJsonBody } from './parse-json-body';

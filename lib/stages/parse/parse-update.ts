@@ -7,12 +7,13 @@
 import type { UpdateCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
+import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';
 import { parseJsonBody } from './parse-json-body';
 import { parseKey } from './parse-key';
 import { parseReturning } from './parse-returning';
 import { resolveBodyColumns } from './resolve-body-columns';
+import { bodyRowsOf } from './body-rows';
 
 export function parseUpdate(table: Table, request: GatewayRequest, _config: ResolvedConfig): UpdateCommand {
   const key = parseKey(table, request.rawSegments[1] ?? '');
@@ -25,5 +26,5 @@ export function parseUpdate(table: Table, request: GatewayRequest, _config: Reso
     throw new GatewayError('PARSE_ERROR', 'The PATCH body names no column to change.', { hint: 'Send a JSON object such as {"status":"paid"}.' });
   }
   const { returning, explicitReturning } = parseReturning(table, request.query);
-  return Object.freeze({ kind: 'update', table, key, columns, body: body.text, returning, explicitReturning });
+  return Object.freeze({ kind: 'update', table, key, columns, body: body.text, row: bodyRowsOf(body.text, false)[0]!, returning, explicitReturning });
 }

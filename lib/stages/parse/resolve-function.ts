@@ -1,7 +1,7 @@
 /**
  * resolveFunction: the `{function}` of `/rpc/{function}` -> the overloads it names.
  * `schema.function` looks in that schema only (it must be exposed); a bare name resolves through
- * the configured `schemas` in order (contract §6), the first schema that has it winning, as a
+ * the configured `schemas` in order (docs/rpc.md, "Name resolution"), the first schema that has it winning, as a
  * search_path would. Unknown -> 404 with the nearest name; a bare name while
  * `rpc_require_schema_qualified` -> 400 RPC_NAME_NOT_QUALIFIED.
  */

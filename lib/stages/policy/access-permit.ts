@@ -2,7 +2,7 @@
  * The native [access] policy as a Permit: the table's rule (or "*"), checked for the operation,
  * the role and the scopes; no rule and `default_decision = "allow"` grants everything.
  */
-import type { Identity } from '../auth/identity';
+import type { Identity } from '../../pipeline/identity';
 import { ALL_COLUMNS, type AccessPolicy, ruleFor } from './access-policy';
 import { forbidden, type Grant, type Permit } from './enforce-policy';
 

@@ -1,5 +1,5 @@
 /**
- * The native access policy (gateway spec "Native access policy", contract §6), validated and
+ * The native access policy (docs/access-policy.md), validated and
  * frozen: `default_decision`, and per table (`"*"` is the fallback rule) the operations, the
  * readable, writable and returnable columns (`{ only = [...] }` whitelist or `{ except = [...] }`
  * blacklist), `require_any_role` and `require_scopes` (all of them).

@@ -5,7 +5,7 @@
  * unchanged: tenant isolation is RLS's job either way; policies add vertical permissions.
  */
 import type { Command } from '../../command/command';
-import type { CommandContext, Stages } from '../stage-types';
+import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import { accessPermit } from './access-permit';
 import type { AccessPolicy } from './access-policy';
 import { enforcePolicy } from './enforce-policy';
@@ -16,8 +16,8 @@ export function createPolicyStage(policies: { access?: AccessPolicy; legacy?: Le
   const { access, legacy } = policies;
   return function policyStage(ctx: CommandContext): Command {
     let command = ctx.command;
-    if (access) command = enforcePolicy(accessPermit(access, ctx.identity), command, ctx.request);
-    if (legacy) command = enforcePolicy(legacyPermit(legacy, ctx.identity), command, ctx.request);
+    if (access) command = enforcePolicy(accessPermit(access, ctx.identity), command);
+    if (legacy) command = enforcePolicy(legacyPermit(legacy, ctx.identity), command);
     return command;
   };
 }

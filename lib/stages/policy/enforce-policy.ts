@@ -1,7 +1,8 @@
 /**
- * enforcePolicy: a policy applied to one command, before any SQL exists (contract §6).
+ * enforcePolicy: a policy applied to one command, before any SQL exists (docs/access-policy.md).
  * In: the policy as a `permit` function (the native [access] policy or the legacy YAML one: see
- * accessPermit / legacyPermit), the caller's identity, the command. Out: the command, narrowed
+ * accessPermit / legacyPermit, which hold the caller's identity), the command; a write's body rows
+ * come from the command (never the request, never parsed again). Out: the command, narrowed
  * (a default projection, search or `returning` loses the columns the caller may not read; a
  * legacy `filter` becomes row conditions of every table read or written), or FORBIDDEN.
  * Never: widens a command.
@@ -16,9 +17,8 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
+import type { BodyRow, Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
-import type { GatewayRequest } from '../../http/gateway-request';
 import { allows, type ColumnSet, type Operation } from './access-policy';
 
 /** What a policy grants on one table for one operation. */
@@ -33,7 +33,7 @@ export interface Grant {
 /** A policy: the grant for (table, operation), or a thrown FORBIDDEN. */
 export type Permit = (table: Table, operation: Operation) => Grant;
 
-export function enforcePolicy(permit: Permit, command: Command, request?: GatewayRequest): Command {
+export function enforcePolicy(permit: Permit, command: Command): Command {
   const gate = new Gate(permit);
   switch (command.kind) {
     case 'list':
@@ -60,13 +60,13 @@ export function enforcePolicy(permit: Permit, command: Command, request?: Gatewa
         throw forbidden(`Upserts that update rows of \`${command.table.name}\` are not allowed under the policy's row filter; use PATCH.`, { table: command.table.name, operation: 'update' });
       }
       gate.writable(command.table, grant, command.columns);
-      checkInsertedRows(command.table, grant, request);
+      checkInsertedRows(command.table, grant, command.rows, command.batch);
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning) });
     }
     case 'update': {
       const grant = permit(command.table, 'update');
       gate.writable(command.table, grant, command.columns);
-      checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((f) => command.columns.includes(f.column)) }, request);
+      checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((f) => command.columns.includes(f.column)) }, [command.row], false);
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'delete': {
@@ -91,20 +91,30 @@ function rows(existing: readonly Filter[] | undefined, grant: Grant): { rowFilte
  * see, so it is refused too). PATCH checks only the conditions on columns it changes; its row
  * must meet all of them already, through the row filter of its WHERE.
  */
-function checkInsertedRows(table: Table, grant: Grant, request: GatewayRequest | undefined): void {
+function checkInsertedRows(table: Table, grant: Grant, body: readonly BodyRow[], batch: boolean): void {
   if (grant.rows.length === 0) return;
-  const body: unknown = request?.body === undefined ? undefined : JSON.parse(request.body);
-  for (const [i, row] of (Array.isArray(body) ? body : [body]).entries()) {
+  for (const [i, row] of body.entries()) {
     for (const condition of grant.rows) {
-      const value = (row as Record<string, unknown> | undefined)?.[condition.column.name];
-      if ((typeof value === 'string' || typeof value === 'number') && String(value) === condition.value) continue;
+      const value = Object.hasOwn(row, condition.column.name) ? row[condition.column.name] : undefined;
+      if (value !== undefined && scalarText(value) === condition.value) continue;
       throw forbidden(`The policy only lets you write rows of \`${table.name}\` whose \`${condition.column.name}\` is yours; send it with that value.`, {
         table: table.name,
         column: condition.column.name,
-        ...(Array.isArray(body) ? { row: i } : {}),
+        ...(batch ? { row: i } : {}),
       });
     }
   }
+}
+
+/**
+ * A JSON string's value, or a JSON number as JavaScript prints it (`1.0` and `1e0` are `1`, the
+ * comparison the policy has always made); undefined for any other JSON value, which never meets a
+ * row condition.
+ */
+function scalarText(json: string): string | undefined {
+  if (json.startsWith('"')) return JSON.parse(json) as string;
+  if (/^-?\d/.test(json)) return String(Number(json));
+  return undefined;
 }
 
 /** The checks of one request against one policy. */

@@ -6,7 +6,7 @@
  * tenant, a missing claim) is a 403, never an empty value compared with the column.
  */
 import type { Filter } from '../../command/command';
-import type { Identity } from '../auth/identity';
+import type { Identity } from '../../pipeline/identity';
 import { ALL_COLUMNS, type ColumnSet } from './access-policy';
 import { forbidden, type Permit } from './enforce-policy';
 import type { LegacyPolicy } from './legacy-policy';

@@ -1,6 +1,6 @@
 /**
- * The legacy route policy (`policy` / `policy_path`, YAML; gateway spec "Legacy route policy",
- * contract §6), validated and frozen:
+ * The legacy route policy (`policy` / `policy_path`, YAML; docs/access-policy.md,
+ * "Legacy YAML route policy"), validated and frozen:
  *
  *   policies:
  *     - name: members see their own orders

@@ -5,35 +5,14 @@
  * wrap it (`(ctx, next) => narrow(next(ctx))`).
  */
 import type { Command } from '../command/command';
-import type { RowProbe } from '../db/locate-failing-row';
 import type { ResolvedConfig } from '../config/resolved-config';
-import type { GatewayRequest } from '../http/gateway-request';
+import type { GatewayRequest } from './gateway-request';
 import type { SchemaCache } from '../schema/schema-types';
-import type { CompiledQuery } from '../sql/sql';
-import type { Identity } from './auth/identity';
-import type { Database } from './execute/database';
-
-/** What `compile` hands to `execute`: the SQL plus how to run it. */
-export interface Plan {
-  /** Null when the answer needs no database (GET /_rpc/contracts). */
-  readonly query: CompiledQuery | null;
-  /** Run in a READ ONLY transaction. */
-  readonly readOnly: boolean;
-  /** Batch inserts: the same INSERT over a prefix of the rows, to name the row that failed. */
-  readonly rowProbe?: RowProbe;
-  /** Ask PostgreSQL for binary result columns (`x-gw-result-format: binary`). */
-  readonly binaryResults?: boolean;
-}
-
-/** Raw text columns of the rows of the plan's statement (PostgreSQL builds the JSON; nothing is parsed). */
-export interface Result {
-  readonly rows: readonly (readonly (string | null)[])[];
-  /** With `plan.binaryResults`: the result columns and the raw bytes of each row's fields. */
-  readonly binary?: {
-    readonly fields: readonly { readonly name: string; readonly typeOid: number }[];
-    readonly rows: readonly (readonly (Buffer | null)[])[];
-  };
-}
+import type { Identity } from './identity';
+import type { Database } from './database';
+import type { Plan } from './plan';
+import type { Result } from './result';
+import type { StageName } from './stage-names';
 
 export interface BaseContext {
   readonly request: GatewayRequest;
@@ -69,9 +48,10 @@ export interface Stages {
   execute: (ctx: ExecuteContext) => MaybePromise<Result>;
 }
 
-export type StageName = keyof Stages;
-
-export const stageNames: readonly StageName[] = ['auth', 'parse', 'policy', 'allowList', 'compile', 'execute'];
+/** Every stage has a name in stage-names.ts and every name a stage (a compile-time check both ways). */
+type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const stagesAreNamed: SameNames<keyof Stages, StageName> = true;
+void stagesAreNamed;
 
 /** A replacement stage: receives the default stage so it can wrap it. */
 export type StageOverrides = {

@@ -3,10 +3,12 @@
  * (visible to host middleware as `res.locals.gateway`) before the next stage runs.
  * `admit`, when given, runs once the caller and the command are known (after `parse`) and before
  * `policy`: the rate limit (docs/scaling-out.md#rate-limits) refuses a request by throwing there.
+ * In: the stages and a context with the request. Out: the result, and the context filled in.
+ * Never: validates `options.stages` (resolveConfig did, once, at construction).
  */
-import { GatewayConfigError } from '../errors/gateway-config-error';
-import type { CommandContext, GatewayContext, Result, StageOverrides, Stages } from './stage-types';
-import { stageNames } from './stage-types';
+import type { Result } from './result';
+import { stageNames } from './stage-names';
+import type { CommandContext, GatewayContext, StageOverrides, Stages } from './stage-types';
 
 export async function runPipeline(stages: Stages, ctx: GatewayContext, admit?: (ctx: CommandContext) => Promise<void>): Promise<Result> {
   const withIdentity = Object.assign(ctx, { identity: await stages.auth(ctx) });
@@ -20,19 +22,16 @@ export async function runPipeline(stages: Stages, ctx: GatewayContext, admit?: (
   return result;
 }
 
-/** Applies `options.stages`: each replacement gets the default stage as its second argument. */
+/**
+ * Applies `options.stages`, already checked by resolveConfig (lib/config/resolve-config.ts: known
+ * names, functions only): each replacement gets the default stage as its second argument.
+ */
 export function applyStageOverrides(defaults: Stages, overrides: StageOverrides | undefined): Stages {
   const stages = { ...defaults };
   if (!overrides) return Object.freeze(stages);
-  for (const key of Object.keys(overrides)) {
-    if (!(stageNames as readonly string[]).includes(key)) {
-      throw new GatewayConfigError(`unknown stage \`${key}\` in options.stages; the stages are ${stageNames.join(', ')}`, `stages.${key}`);
-    }
-  }
   for (const name of stageNames) {
     const override = overrides[name];
     if (override === undefined) continue;
-    if (typeof override !== 'function') throw new GatewayConfigError(`options.stages.${name} must be a function (ctx, defaultStage) => value`, `stages.${name}`);
     const fallback = defaults[name];
     (stages as Record<string, unknown>)[name] = (ctx: never) => (override as (c: never, d: unknown) => unknown)(ctx, fallback);
   }

@@ -1,10 +1,18 @@
 /**
- * The execute stage's view of PostgreSQL: run one plan as one caller, in one transaction.
+ * The Database port: the execute stage's view of PostgreSQL. Run one plan as one caller, in one
+ * transaction. lib/db/create-database.ts implements it; stages see only this interface.
  */
-import type { FailingRow, RowProbe } from '../../db/locate-failing-row';
-import type { Identity } from '../auth/identity';
-import type { CompiledQuery } from '../../sql/sql';
-import type { Plan, Result } from '../stage-types';
+import type { CompiledQuery } from '../sql/sql';
+import type { Identity } from './identity';
+import type { Plan, RowProbe } from './plan';
+import type { Result } from './result';
+
+export interface FailingRow {
+  /** Zero-based index of the first row that fails. */
+  readonly index: number;
+  /** PostgreSQL's error for the prefix ending at that row. */
+  readonly error: unknown;
+}
 
 /** A plan with a statement to run. */
 export type QueryPlan = Plan & { readonly query: CompiledQuery };

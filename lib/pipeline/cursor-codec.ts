@@ -1,12 +1,12 @@
 /**
- * Opaque keyset cursors (contract §3): the last row's sort-key values plus the primary key,
+ * Opaque keyset cursors (docs/querying.md, "Cursor"): the last row's sort-key values plus the primary key,
  * bound to the table and sort they came from, and HMAC-SHA256 signed so a tampered, foreign or
  * mismatched cursor is a 400 rather than a query over values the caller invented.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { SortKey } from '../../command/command';
-import type { Table } from '../../schema/schema-types';
-import { GatewayError } from '../../errors/gateway-error';
+import type { SortKey } from '../command/command';
+import type { Table } from '../schema/schema-types';
+import { GatewayError } from '../errors/gateway-error';
 
 const MAX_CURSOR_LENGTH = 16 * 1024;
 

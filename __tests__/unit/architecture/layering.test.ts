@@ -1,0 +1,64 @@
+/**
+ * Imports run downward (docs/architecture.md, "Which code may import what"). This test fails when
+ * an import in lib/ breaks the layering, and checks the checker on a small tree of its own.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkLayering } from './check-layering';
+
+describe('lib/ layering', () => {
+  it('has no stage importing another stage, no lower floor importing a stage, no render importing compile, no cycle, no outside citation', () => {
+    const { files, problems } = checkLayering(path.resolve(__dirname, '../../../lib'));
+    expect(files).toBeGreaterThan(100);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('checkLayering itself', () => {
+  let root: string;
+  const write = (file: string, text: string): void => {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  };
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-layering-'));
+    write('pipeline/plan.ts', 'export interface Plan { readonly x: number }\n');
+    write('stages/compile/compile-list.ts', "import type { Plan } from '../../pipeline/plan';\nexport const listColumns = (p: Plan) => p.x;\n");
+    write('stages/parse/parse-list.ts', "import type { Plan } from '../../pipeline/plan';\nexport type P = Plan;\n");
+    write('http/render-result.ts', "import type { Plan } from '../pipeline/plan';\nexport type R = Plan;\n");
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('passes a tree whose imports run downward', () => {
+    expect(checkLayering(root)).toEqual({ files: 4, problems: [] });
+  });
+
+  it('reports a stage importing another stage, even type-only and across lines', () => {
+    write('stages/parse/parse-get.ts', "import type {\n  listColumns,\n} from '../compile/compile-list';\n");
+    expect(checkLayering(root).problems).toEqual(['stages/parse/parse-get.ts imports stages/compile/compile-list.ts (a stage imports another stage)']);
+  });
+
+  it('reports db/, http/, config/ or the floor importing a stage, and render importing compile', () => {
+    write('db/create-database.ts', "export { listColumns } from '../stages/compile/compile-list';\n");
+    write('config/resolve-config.ts', "const m = import('../stages/parse/parse-list');\n");
+    write('http/render-result.ts', "import { listColumns } from '../stages/compile/compile-list.js';\n");
+    expect(checkLayering(root).problems).toEqual([
+      'config/resolve-config.ts imports stages/parse/parse-list.ts (a lower floor imports a stage)',
+      'db/create-database.ts imports stages/compile/compile-list.ts (a lower floor imports a stage)',
+      'http/render-result.ts imports stages/compile/compile-list.ts (a lower floor imports a stage)',
+      "http/render-result.ts imports stages/compile/compile-list.ts (render reads compile's internals)",
+    ]);
+  });
+
+  it('reports a cycle made of type-only imports', () => {
+    write('pipeline/plan.ts', "import type { Result } from './result';\nexport interface Plan { readonly r: Result }\n");
+    write('pipeline/result.ts', "import type { Plan } from './plan';\nexport interface Result { readonly p?: Plan }\n");
+    expect(checkLayering(root).problems).toEqual(['import cycle: pipeline/plan.ts -> pipeline/result.ts']);
+  });
+
+  it('reports a comment citing a document outside the repository', () => {
+    write('errors/codes.ts', '/** The codes of contract §4 (see the gateway spec). */\nexport {};\n');
+    expect(checkLayering(root).problems).toEqual(['errors/codes.ts cites a document outside the repository (2x)']);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Plan: what `compile` hands to `execute` and to rendering. The SQL, how to run it, and the shape
+ * of its result: which column of the result row holds what. Rendering reads positions only from
+ * `shape`, so compile may reorder or add columns without any render file knowing how the
+ * statement is built (docs/architecture.md, "The plan and its result shape").
+ */
+import type { CompiledQuery } from '../sql/sql';
+
+/**
+ * A list (and a child route): one row whose columns are the page's rows as a JSON array (`data`),
+ * their count, the last row's ordering keys as a JSON array of texts (`lastKey`, for
+ * next_cursor), and, when asked for, the total (`count=exact`) and whether the parent row of a
+ * child route is visible (`'true'`).
+ */
+export interface ListShape {
+  readonly kind: 'list';
+  readonly data: number;
+  readonly count: number;
+  readonly lastKey: number;
+  /** Null unless the command asked for `count=exact`. */
+  readonly total: number | null;
+  /** Null unless the command is a child route. */
+  readonly parentVisible: number | null;
+}
+
+/** A single-row read: at most one row, whose `data` column is the row's JSON (no row: not found). */
+export interface RowShape {
+  readonly kind: 'row';
+  readonly data: number;
+}
+
+/** An aggregate or an EXPLAIN: one row whose `value` column is JSON text. */
+export interface ValueShape {
+  readonly kind: 'value';
+  readonly value: number;
+}
+
+/** Insert, update, delete: one row with the returned rows as JSON (`data`, null when none) and how many were written. */
+export interface WrittenShape {
+  readonly kind: 'written';
+  readonly data: number;
+  readonly count: number;
+}
+
+/** A function call with text results: one row whose `value` column is the JSON of the result (null for void). */
+export interface CallShape {
+  readonly kind: 'call';
+  readonly value: number;
+}
+
+/**
+ * A function call with binary results: each row's first `columns` fields are the result's own
+ * columns (one for a scalar or a single row's JSON), and `timeZone` holds the session TimeZone,
+ * which timestamptz values are rendered in.
+ */
+export interface BinaryCallShape {
+  readonly kind: 'binary-call';
+  readonly columns: number;
+  readonly timeZone: number;
+}
+
+/** No statement: the answer comes from the schema cache (GET /_rpc/contracts). */
+export interface NoResultShape {
+  readonly kind: 'none';
+}
+
+export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | NoResultShape;
+
+/**
+ * Batch inserts: the same INSERT over a prefix of the rows, so that execute can name the row that
+ * failed (lib/db/locate-failing-row.ts).
+ */
+export interface RowProbe {
+  /** Rows in the batch. */
+  readonly rows: number;
+  /** The batch's INSERT restricted to its first `prefix` rows. */
+  query(prefix: number): CompiledQuery;
+}
+
+export interface Plan {
+  /** Null when the answer needs no database (GET /_rpc/contracts). */
+  readonly query: CompiledQuery | null;
+  /** Run in a READ ONLY transaction. */
+  readonly readOnly: boolean;
+  /** Which column of the result holds what; rendering reads nothing else about the statement. */
+  readonly shape: ResultShape;
+  /** Batch inserts: the same INSERT over a prefix of the rows, to name the row that failed. */
+  readonly rowProbe?: RowProbe;
+  /** Ask PostgreSQL for binary result columns (`x-gw-result-format: binary`). */
+  readonly binaryResults?: boolean;
+}

@@ -1,0 +1,49 @@
+/**
+ * shapeOf: Command -> the shape of its statement's result (lib/pipeline/plan.ts).
+ * In: the command compile built the statement from. Out: which column of the result holds what,
+ * for rendering. Never: describes a column the statement of compile-<kind>.ts does not produce:
+ * each case names the statement it describes, and the list's positions come from listColumns,
+ * beside the list statement itself.
+ */
+import type { Command, RpcCommand } from '../../command/command';
+import type { BinaryCallShape, ResultShape } from '../../pipeline/plan';
+import { listColumns } from './compile-list';
+
+export function shapeOf(command: Command): ResultShape {
+  switch (command.kind) {
+    case 'list':
+      return Object.freeze({ kind: 'list', ...listColumns(command) });
+    // compile-get.ts: `SELECT to_json(_r.*)::text ... WHERE <key>`, no row when none is visible.
+    case 'get':
+      return ROW;
+    // compile-aggregate.ts: one json_build_object; compile-explain.ts: EXPLAIN (FORMAT JSON)'s one value.
+    case 'aggregate':
+    case 'explain':
+      return VALUE;
+    // select-written.ts: the written rows' JSON, then their count.
+    case 'insert':
+    case 'update':
+    case 'delete':
+      return WRITTEN;
+    case 'rpc':
+      return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
+    case 'contracts':
+      return NONE;
+  }
+}
+
+/**
+ * compile-rpc.ts, compileBinary: a set of rows has the function's result columns, a scalar (or a
+ * set of them) its value, a single row its JSON; the session TimeZone follows them.
+ */
+function binaryCallShape(command: RpcCommand): BinaryCallShape {
+  const { fn } = command;
+  const columns = fn.returns === 'row' && fn.returnsSet ? fn.resultColumns.length : 1;
+  return Object.freeze({ kind: 'binary-call', columns, timeZone: columns });
+}
+
+const ROW: ResultShape = Object.freeze({ kind: 'row', data: 0 });
+const VALUE: ResultShape = Object.freeze({ kind: 'value', value: 0 });
+const WRITTEN: ResultShape = Object.freeze({ kind: 'written', data: 0, count: 1 });
+const CALL: ResultShape = Object.freeze({ kind: 'call', value: 0 });
+const NONE: ResultShape = Object.freeze({ kind: 'none' });
