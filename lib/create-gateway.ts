@@ -22,6 +22,7 @@ import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
+import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Metrics } from './ops/metrics';
 import { loadSchema } from './schema/load-schema';
@@ -34,6 +35,7 @@ import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './stages/parse/cursor-codec';
+import { createReadRouting } from './create-read-routing';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
@@ -51,7 +53,7 @@ export interface Gateway extends Router {
   readonly admin: Router;
   /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
   reloadSchema(): Promise<void>;
-  /** Drains the pool the gateway created; a pool passed in `options.pool` is left open. */
+  /** Drains the pools the gateway created (read replicas' too); a pool passed in `options.pool` is left open. */
   close(): Promise<void>;
   /** The frozen, resolved configuration (secrets are non-enumerable). */
   readonly config: ResolvedConfig;
@@ -78,6 +80,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsPool = options.pool === undefined;
   const pool: pg.Pool = options.pool ?? createPool(config);
   const db = createDatabase(pool, config);
+  // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
+  const replicas = createReadRouting(config, pool, db);
   const metrics = new Metrics();
   let schema: SchemaCache | undefined;
 
@@ -104,6 +108,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     // Fail open: tables without RLS enabled and forced are served, with one warning listing them.
     if (schema) await warnAboutRowSecurity(pool, schema);
+    await replicas?.start();
   })();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
   ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
@@ -123,7 +128,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       } catch {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
       }
-      const ctx: GatewayContext = { request, config, schema: schema!, db };
+      const primaryOnly = readsFromPrimary(request);
+      const ctx: GatewayContext = { request, config, schema: schema!, db: replicas?.database(primaryOnly) ?? db };
       res.locals.gateway = ctx;
       const result = await runPipeline(stages, ctx);
       route = ctx.command!.kind;
@@ -165,6 +171,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
     schema: () => schema,
     startedAt: Date.now(),
+    replicas: () => replicas?.status(),
   });
 
   let closed = false;
@@ -180,6 +187,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (closed) return;
       closed = true;
       await ready.catch(() => undefined);
+      await replicas?.close();
       if (ownsPool) await pool.end();
     },
   }) as Gateway;

@@ -54,5 +54,13 @@ export interface ResolvedConfig {
   readonly poolConnectionTimeoutMs: number;
   /** Named prepared statements, cached per connection; off for poolers that cannot keep them. */
   readonly preparedStatements: boolean;
+  /** Streaming replicas that serve reads (docs/scaling-out.md); unset = everything on the primary. */
+  readonly readReplicaUrls: readonly string[] | undefined;
+  readonly readReplicaRetryMs: number;
+  readonly readReplicaCheckIntervalMs: number;
+  /** Replicas further behind than this get no reads; unset = no limit. */
+  readonly readReplicaMaxLagMs: number | undefined;
+  /** After a caller's write, its reads go to the primary for this long; 0 = off. */
+  readonly readYourWritesMs: number;
   readonly access: AccessConfig;
 }

@@ -11,8 +11,10 @@ import { sendError, sendJson } from '../http/send-error';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SchemaCache } from '../schema/schema-types';
+import type { ReplicaStatus } from '../db/replica-set';
 import { version } from '../version';
 import type { Metrics } from './metrics';
+import { renderReplicaMetrics } from './replica-metrics';
 
 export interface AdminSources {
   readonly adminToken: string | undefined;
@@ -20,6 +22,8 @@ export interface AdminSources {
   readonly metrics: Metrics;
   readonly schema: () => SchemaCache | undefined;
   readonly startedAt: number;
+  /** Each read replica's state and lag; undefined without read_replica_urls. */
+  readonly replicas?: () => readonly ReplicaStatus[] | undefined;
 }
 
 export function createAdminRouter(sources: AdminSources): express.Router {
@@ -40,7 +44,7 @@ export function createAdminRouter(sources: AdminSources): express.Router {
     const schema = sources.schema();
     const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length } });
     res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-    res.end(body);
+    res.end(body + renderReplicaMetrics(sources.replicas?.()));
   });
 
   router.get('/health/internal', (req, res) => {
@@ -63,6 +67,7 @@ async function health(sources: AdminSources, pool: { total: number; idle: number
   }
   const latencyMs = Number(process.hrtime.bigint() - start) / 1e6;
   const schema = sources.schema();
+  const replicas = sources.replicas?.();
   return {
     status: reachable && schema ? 'ok' : 'degraded',
     version,
@@ -70,6 +75,8 @@ async function health(sources: AdminSources, pool: { total: number; idle: number
     db: { reachable, latency_ms: Math.round(latencyMs * 100) / 100 },
     pool,
     schema: { tables: schema?.tables.length ?? 0, functions: schema?.functions.length ?? 0, loaded_at: schema?.loadedAt.toISOString() ?? null },
+    // A replica that is out does not degrade the status: its reads go to the primary.
+    ...(replicas ? { replicas } : {}),
   };
 }
 

@@ -44,6 +44,11 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     poolMax: 10,
     poolConnectionTimeoutMs: 5000,
     preparedStatements: true,
+    readReplicaUrls: undefined,
+    readReplicaRetryMs: 5000,
+    readReplicaCheckIntervalMs: 1000,
+    readReplicaMaxLagMs: undefined,
+    readYourWritesMs: 0,
     access: { enabled: false, path: undefined, policy: undefined },
     ...overrides,
   });
