@@ -11,12 +11,14 @@
  *   back to the primary, /health/internal shows it `out`; started again, it comes back;
  * - read-your-writes pins a writer's reads to the primary for read_your_writes_ms, and
  *   `x-gw-read-primary: true` does it per request;
- * - lag and state in /health/internal and /metrics; a replica that is down at start or whose role
- *   bypasses row-level security.
+ * - lag and state in /health/internal and /metrics; a replica whose replay is paused falls behind
+ *   read_replica_max_lag_ms and is out until it catches up; a replica that is down at start or
+ *   whose role bypasses row-level security.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import express from 'express';
+import pg from 'pg';
 import request from 'supertest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
 import { freePort } from '../../lib/cli/free-port';
@@ -166,6 +168,30 @@ describeCluster('read replicas on a real streaming replica', () => {
     expect((await serverOf(app, 'stable')).in_recovery).toBe(true);
   });
 
+  it('takes a replica further behind than read_replica_max_lag_ms out until it catches up', async () => {
+    const { app } = await appWith([0], { readReplicaMaxLagMs: 300 });
+    expect((await serverOf(app, 'stable')).in_recovery).toBe(true);
+    const replicaAdmin = new pg.Client({ connectionString: cluster.replicas[0]!.adminUrl });
+    await replicaAdmin.connect();
+    try {
+      await replicaAdmin.query('SELECT pg_wal_replay_pause()');
+      // The primary moves on; the paused replica falls behind in bytes and, as time passes, in ms.
+      expect((await request(app).post('/api/notes').set('Authorization', `Bearer ${bob}`).send({ body: 'while paused' })).status).toBe(201);
+      await waitFor(async () => (await health(app)).replicas[0]!.reason === 'lagging', 10000, 'replica 0 lagging');
+      const lagging = (await health(app)).replicas[0]!;
+      expect(lagging).toMatchObject({ state: 'out', reason: 'lagging', retry_in_s: 0 });
+      expect(lagging.lag_bytes).toBeGreaterThan(0);
+      expect(lagging.lag_ms).toBeGreaterThan(300);
+      expect(await serverOf(app, 'stable')).toEqual({ in_recovery: false, port: cluster.primary.port });
+    } finally {
+      await replicaAdmin.query('SELECT pg_wal_replay_resume()');
+      await replicaAdmin.end();
+    }
+    await waitFor(async () => (await health(app)).replicas[0]!.state === 'healthy', 10000, 'replica 0 caught up');
+    expect((await health(app)).replicas[0]).toMatchObject({ lag_bytes: 0, lag_ms: 0 });
+    expect((await serverOf(app, 'stable')).in_recovery).toBe(true);
+  });
+
   it('x-gw-read-primary: true sends a request\'s reads to the primary; other values are a 400', async () => {
     const { app } = await appWith([0]);
     expect((await serverOf(app, 'list', alice, { 'x-gw-read-primary': 'true' })).in_recovery).toBe(false);
@@ -240,14 +266,18 @@ describeCluster('read replicas on a real streaming replica', () => {
   });
 
   it('falls back to the primary for every read when the only replica is down, and says so', async () => {
-    const { app } = await appWith([0]);
+    // No periodic check in the test's time: only the failing reads can notice the replica is gone.
+    const { app } = await appWith([0], { readReplicaCheckIntervalMs: 600000 });
+    expect((await serverOf(app, 'stable')).in_recovery).toBe(true);
     await cluster.stopReplica(0, 'immediate');
     try {
+      expect((await health(app)).replicas[0]!.state).toBe('healthy');
       // The first read after the stop fails on the replica and is retried on the primary.
       for (let i = 0; i < 4; i++) expect(await serverOf(app, i % 2 ? 'list' : 'stable')).toEqual({ in_recovery: false, port: cluster.primary.port });
       const status = await health(app);
       expect(status.replicas[0]).toMatchObject({ state: 'out', reason: 'unreachable' });
       expect(status.replicas[0]!.retry_in_s).toEqual(expect.any(Number));
+      expect(status.replicas[0]!.fallbacks).toBeGreaterThanOrEqual(1);
     } finally {
       await cluster.startReplica(0);
     }
