@@ -12,7 +12,8 @@
  * - read-your-writes pins a writer's reads to the primary for read_your_writes_ms, and
  *   `x-gw-read-primary: true` does it per request;
  * - lag and state in /health/internal and /metrics; a replica whose replay is paused falls behind
- *   read_replica_max_lag_ms and is out until it catches up; a replica that is down at start or
+ *   read_replica_max_lag_ms and is out until it catches up; a read of a table the replica has not
+ *   replayed yet is answered by the primary; a replica that is down at start or
  *   whose role bypasses row-level security.
  */
 import type { AddressInfo } from 'node:net';
@@ -190,6 +191,36 @@ describeCluster('read replicas on a real streaming replica', () => {
     await waitFor(async () => (await health(app)).replicas[0]!.state === 'healthy', 10000, 'replica 0 caught up');
     expect((await health(app)).replicas[0]).toMatchObject({ lag_bytes: 0, lag_ms: 0 });
     expect((await serverOf(app, 'stable')).in_recovery).toBe(true);
+  });
+
+  it('answers a read of a table the replica has not replayed yet from the primary, keeping the replica', async () => {
+    const { app, gateway } = await appWith([0]);
+    const replicaAdmin = new pg.Client({ connectionString: cluster.replicas[0]!.adminUrl });
+    const primaryAdmin = new pg.Client({ connectionString: cluster.primary.adminUrl });
+    await Promise.all([replicaAdmin.connect(), primaryAdmin.connect()]);
+    try {
+      await replicaAdmin.query('SELECT pg_wal_replay_pause()');
+      // A migration on the primary that the paused replica does not have yet.
+      await primaryAdmin.query(`
+        CREATE TABLE replication.fresh (id int PRIMARY KEY, tenant_id uuid NOT NULL);
+        ALTER TABLE replication.fresh ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE replication.fresh FORCE ROW LEVEL SECURITY;
+        CREATE POLICY tenant_isolation ON replication.fresh USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
+        GRANT SELECT ON replication.fresh TO tablegate_app;
+        INSERT INTO replication.fresh VALUES (1, '${TENANT_A}'), (2, '${TENANT_B}');`);
+      await gateway.reloadSchema();
+      const before = (await health(app)).replicas[0]!;
+      const res = await request(app).get('/api/fresh').set('Authorization', `Bearer ${alice}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([{ id: 1, tenant_id: TENANT_A }]);
+      const after = (await health(app)).replicas[0]!;
+      expect(after.state).toBe('healthy');
+      expect(after.fallbacks).toBe(before.fallbacks + 1);
+    } finally {
+      await replicaAdmin.query('SELECT pg_wal_replay_resume()');
+      await primaryAdmin.query('DROP TABLE IF EXISTS replication.fresh');
+      await Promise.all([replicaAdmin.end(), primaryAdmin.end()]);
+    }
   });
 
   it('x-gw-read-primary: true sends a request\'s reads to the primary; other values are a 400', async () => {
