@@ -255,7 +255,8 @@ export class ReplicaSet<I, P extends ReadPlan, R> {
       r.lagMs = null;
       if (err instanceof GatewayConfigError) {
         this.roleErrors.set(r.index, err);
-        if (r.reason !== 'role') console.warn(`tablegate: WARNING: ${err.message}; this replica gets no reads.`);
+        // At start, `ready` rejects with this error; later there is no one to reject, so it is logged.
+        if (r.reason !== 'role' && this.timer !== undefined) console.warn(`tablegate: WARNING: ${err.message}; this replica gets no reads.`);
         this.markOut(r, 'role', err);
         return;
       }
