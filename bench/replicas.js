@@ -16,7 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { promisify } = require('node:util');
 
-const { DIST, envNumber, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, median, runScript } = require('./lib');
+const { DIST, envNumber, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 
 const DB_NAME = 'tablegate_bench';
 const APP_ROLE = 'tablegate_bench_app';
@@ -139,6 +139,8 @@ async function startCluster(replicaCount, rows) {
     }
     return {
       version,
+      // Superuser URLs of every server, to find the gateway's backends and read their CPU time.
+      adminUrls: [primary, ...replicas].map((s) => s.url('postgres', password)),
       primaryUrl: primary.url(APP_ROLE, appPassword),
       replicaUrls: replicas.map((r) => r.url(APP_ROLE, appPassword)),
       stop,
@@ -204,8 +206,16 @@ async function main() {
   const cluster = await startCluster(2, rows);
   console.log(`cluster: PostgreSQL ${cluster.version}, a primary and 2 streaming replicas (pg_basebackup -R), ${rows} rows, RLS forced (${Math.round(performance.now() - t0)} ms)`);
   const servers = [];
+  const monitors = [];
   let failed = false;
   try {
+    for (const url of cluster.adminUrls) {
+      const monitor = new (require('pg').Client)({ connectionString: url, application_name: 'bench-monitor' });
+      await monitor.connect();
+      monitors.push(monitor);
+    }
+    /** CPU of the backends on all three servers, by server and pid (null where /proc cannot tell). */
+    const allBackendCpu = () => Promise.all(monitors.map((m) => backendCpu(m, DB_NAME)));
     const jwtSecret = crypto.randomBytes(32).toString('hex');
     const token = jwt.sign({ tenant_id: TENANTS[0], user_id: '42', role: 'member' }, jwtSecret, { algorithm: 'HS256', expiresIn: '1d' });
     for (const c of CONFIGS) {
@@ -248,8 +258,13 @@ async function main() {
           if (warmup > 0) await load(server.base, scenario, token, warmup);
           const reads0 = await replicaReads(server);
           const cpu0 = os.cpus();
+          const [server0, pg0] = [await server.cpuMicros(), await allBackendCpu()];
           const raw = await load(server.base, scenario, token, duration);
           const busy = cpuBusy(cpu0, os.cpus());
+          const [server1, pg1] = [await server.cpuMicros(), await allBackendCpu()];
+          const requests = raw.requests.total || 1;
+          const pgDeltas = pg1.map((after, i) => backendCpuDelta(pg0[i], after));
+          const pgMicros = pgDeltas.some((d) => d === null) ? null : pgDeltas.reduce((a, b) => a + b, 0);
           const reads1 = await replicaReads(server);
           const perReplica = reads1.map((n, i) => n - (reads0[i] ?? 0));
           const result = {
@@ -260,6 +275,8 @@ async function main() {
             p50: raw.latency.p50,
             p99: raw.latency.p99,
             cpuBusy: busy,
+            gatewayCpuMsPerReq: (server1 - server0) / 1000 / requests,
+            postgresCpuMsPerReq: pgMicros === null ? null : pgMicros / 1000 / requests,
             replicaShare: perReplica.map((n) => n / (raw.requests.total || 1)),
             non2xx: raw.non2xx,
             errors: raw.errors,
@@ -267,7 +284,7 @@ async function main() {
           runs.push(result);
           const share = result.replicaShare.length ? `  replicas answered ${result.replicaShare.map((x) => `${Math.round(x * 100)}%`).join(' + ')}` : '';
           console.log(
-            `round ${round + 1} ${scenario.name.padEnd(4)} ${server.config.name.padEnd(12)} ${result.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  machine CPU ${Math.round(busy * 100)}%${share}  (non-2xx ${raw.non2xx}, errors ${raw.errors})`,
+            `round ${round + 1} ${scenario.name.padEnd(4)} ${server.config.name.padEnd(12)} ${result.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  machine CPU ${Math.round(busy * 100)}%  CPU/req: gateway ${result.gatewayCpuMsPerReq.toFixed(3)} ms, postgres ${fmtCpu(result.postgresCpuMsPerReq)} ms${share}  (non-2xx ${raw.non2xx}, errors ${raw.errors})`,
           );
           if (raw.non2xx || raw.errors || raw.timeouts) failed = true;
         }
@@ -278,18 +295,25 @@ async function main() {
     console.log(`node ${process.version}, PostgreSQL ${cluster.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`20 connections, ${warmup} s warm-up + ${duration} s measured, ${rounds} round(s)${rounds > 1 ? ' (medians)' : ''}; gateway, servers and load generator share the machine`);
     console.log('');
-    console.log('| scenario | configuration | req/s | p50 ms | p99 ms | machine CPU busy | vs primary only |');
-    console.log('|---|---|---:|---:|---:|---:|---:|');
+    console.log('| scenario | configuration | req/s | p50 ms | p99 ms | machine CPU busy | gateway CPU ms/req | postgres CPU ms/req | vs primary only |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
     const ratios = {};
     for (const scenario of scenarios) {
       const agg = (name) => {
         const rs = runs.filter((r) => r.scenario === scenario.name && r.config === name);
-        return { reqPerSec: median(rs.map((r) => r.reqPerSec)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), cpuBusy: median(rs.map((r) => r.cpuBusy)) };
+        return {
+          reqPerSec: median(rs.map((r) => r.reqPerSec)),
+          p50: median(rs.map((r) => r.p50)),
+          p99: median(rs.map((r) => r.p99)),
+          cpuBusy: median(rs.map((r) => r.cpuBusy)),
+          gatewayCpuMsPerReq: median(rs.map((r) => r.gatewayCpuMsPerReq)),
+          postgresCpuMsPerReq: rs.some((r) => r.postgresCpuMsPerReq === null) ? null : median(rs.map((r) => r.postgresCpuMsPerReq)),
+        };
       };
       const base = agg(CONFIGS[0].name);
       for (const c of CONFIGS) {
         const a = agg(c.name);
-        console.log(`| ${scenario.name} | ${c.name} | ${a.reqPerSec.toFixed(0)} | ${a.p50} | ${a.p99} | ${Math.round(a.cpuBusy * 100)}% | ${(a.reqPerSec / base.reqPerSec).toFixed(2)}x |`);
+        console.log(`| ${scenario.name} | ${c.name} | ${a.reqPerSec.toFixed(0)} | ${a.p50} | ${a.p99} | ${Math.round(a.cpuBusy * 100)}% | ${a.gatewayCpuMsPerReq.toFixed(3)} | ${fmtCpu(a.postgresCpuMsPerReq)} | ${(a.reqPerSec / base.reqPerSec).toFixed(2)}x |`);
       }
       ratios[scenario.name] = agg('2 replicas').reqPerSec / agg('1 replica').reqPerSec;
     }
@@ -303,6 +327,7 @@ async function main() {
     );
     if (failed) console.error('FAILED: some requests were errors or non-2xx responses during the load');
   } finally {
+    await Promise.all(monitors.map((m) => m.end().catch(() => undefined)));
     await Promise.all(servers.map((s) => s.stop()));
     await cluster.stop();
   }
