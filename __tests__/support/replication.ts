@@ -73,6 +73,13 @@ export async function startReplicationCluster(replicaCount: number): Promise<Rep
   if (!('bin' in found)) throw new Error(found.missing);
   const bin = found.bin;
   const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      throw new Error('running as root, the test servers run as the OS user `postgres`, which does not exist (Debian\'s postgresql package creates it)');
+    }
+  }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-repl-'));
   const password = randomBytes(16).toString('hex');
   if (asRoot) chownToPostgres(root);
