@@ -30,6 +30,7 @@ import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
+import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics } from './ops/metrics';
@@ -46,6 +47,7 @@ import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './pipeline/cursor-codec';
+import { createReadRouting } from './create-read-routing';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
@@ -67,7 +69,7 @@ export interface Gateway extends Router {
    * Drains (docs/scaling-out.md, "Shutting down"): new requests get 503 at once; requests in
    * flight, including those waiting for a pool connection, finish, or are answered 503 after
    * `drain_timeout_ms`; then schema reloading stops and the pool the gateway created is ended (a
-   * pool passed in `options.pool` is left open).
+   * pool passed in `options.pool` is left open), and so are the read replicas' pools.
    */
   close(): Promise<void>;
   /** The frozen, resolved configuration (secrets are non-enumerable). */
@@ -101,6 +103,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const unguardPool = ownsPool ? undefined : guardPool(pool);
   const namedStatements = new NamedStatements(config.preparedStatements, howToSet(config, 'preparedStatements', false));
   const db = createDatabase(pool, { ...config, namedStatements });
+  // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
+  const replicas = createReadRouting(config, pool, db, options.gss);
   const metrics = new Metrics();
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
@@ -165,6 +169,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     // Fail open: tables without RLS enabled and forced are served, with one warning listing them.
     if (schema) await warnAboutRowSecurity(pool, schema);
+    // Last: a start that reruns (the database was unreachable) never started the replicas.
+    await replicas?.start();
   };
   const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
@@ -212,7 +218,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       } catch {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
       }
-      const ctx: GatewayContext = { request, config, schema: schema!, db };
+      const primaryOnly = readsFromPrimary(request);
+      const ctx: GatewayContext = { request, config, schema: schema!, db: replicas?.database(primaryOnly) ?? db };
       res.locals.gateway = ctx;
       const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
       // Answered 503 by a drain that timed out: the response is gone.
@@ -260,6 +267,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     schema: () => schema,
     startedAt: Date.now(),
     draining: () => drain.draining,
+    replicas: () => replicas?.status(),
   });
 
   let closing: Promise<void> | undefined;
@@ -280,6 +288,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await Promise.all([watcher?.stop(), startup.catch(() => undefined)]);
         const aborted = await drained;
         if (aborted > 0) log('drain timeout: %d request(s) answered 503', aborted);
+        await replicas?.close();
         unguardPool?.();
         if (!ownsPool) return;
         // end() first: it stops serving requests still queued for a connection; then the

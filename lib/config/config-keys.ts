@@ -276,6 +276,27 @@ const gatewayRows = {
     key: 'drain_timeout_ms', schema: integer(0, MAX_INT4), default: 10000, secret: false,
     description: 'How long close() (and SIGTERM of `tablegate serve`) lets in-flight requests finish before answering them 503, in ms.',
   },
+  readReplicaUrls: {
+    key: 'read_replica_urls', schema: { ...stringList, uniqueItems: true }, default: undefined, secret: true,
+    example: ['postgres://gateway@replica-1:5432/app'], expects: 'a non-empty list of postgres:// URLs (no duplicates)',
+    description: 'Streaming replicas for reads (list, get, aggregate, explain, STABLE/IMMUTABLE functions); writes and VOLATILE functions stay on the primary. See docs/scaling-out.md.',
+  },
+  readReplicaRetryMs: {
+    key: 'read_replica_retry_ms', schema: integer(100, MAX_INT4), default: 5000, secret: false,
+    description: 'How long a replica that failed stays out of rotation before it is checked again, in ms.',
+  },
+  readReplicaCheckIntervalMs: {
+    key: 'read_replica_check_interval_ms', schema: integer(100, MAX_INT4), default: 1000, secret: false,
+    description: 'How often each replica\'s lag is measured (and a replica that is out is retried), in ms.',
+  },
+  readReplicaMaxLagMs: {
+    key: 'read_replica_max_lag_ms', schema: integer(0, MAX_INT4), default: undefined, secret: false, example: 5000,
+    description: 'A replica further behind the primary than this (in ms) gets no reads until it catches up; unset = no limit.',
+  },
+  readYourWritesMs: {
+    key: 'read_your_writes_ms', schema: integer(0, MAX_INT4), default: 0, secret: false,
+    description: 'After a caller\'s write, its reads go to the primary for this many ms (per instance); 0 = off. The header x-gw-read-primary: true does it per request.',
+  },
 } satisfies Record<GatewayOptionName, Row>;
 
 const accessRows = {

@@ -173,6 +173,12 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
     // The URL carries the password, so the message describes it without quoting it.
     throw new GatewayConfigError(`${label('databaseUrl')} must be a postgres:// or postgresql:// URL, e.g. postgres://user@host:5432/db`, 'databaseUrl');
   }
+  const replicaUrls = (value('readReplicaUrls') ?? []) as readonly string[];
+  const badReplica = replicaUrls.findIndex((url) => !isPostgresUrl(url));
+  if (badReplica !== -1) {
+    // Described by position only: a replica URL carries a password too.
+    throw new GatewayConfigError(`${label('readReplicaUrls')}: entry ${badReplica + 1} must be a postgres:// or postgresql:// URL, e.g. postgres://user@replica:5432/db`, 'readReplicaUrls');
+  }
 
   const reloadDatabaseUrl = value('reloadDatabaseUrl');
   if (typeof reloadDatabaseUrl === 'string' && !isPostgresUrl(reloadDatabaseUrl)) {

@@ -77,5 +77,13 @@ export interface ResolvedConfig {
   readonly schemaPollS: number;
   /** How long close() waits for in-flight requests before answering them 503. */
   readonly drainTimeoutMs: number;
+  /** Streaming replicas that serve reads (docs/scaling-out.md); unset = everything on the primary. */
+  readonly readReplicaUrls: readonly string[] | undefined;
+  readonly readReplicaRetryMs: number;
+  readonly readReplicaCheckIntervalMs: number;
+  /** Replicas further behind than this get no reads; unset = no limit. */
+  readonly readReplicaMaxLagMs: number | undefined;
+  /** After a caller's write, its reads go to the primary for this long; 0 = off. */
+  readonly readYourWritesMs: number;
   readonly access: AccessConfig;
 }

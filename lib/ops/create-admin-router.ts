@@ -12,8 +12,10 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SchemaCache } from '../schema/schema-types';
 import type { ConnectionStats } from '../db/connection/connection-stats';
+import type { ReplicaStatus } from '../db/replica-set';
 import { version } from '../version';
 import type { Metrics } from './metrics';
+import { renderReplicaMetrics } from './replica-metrics';
 
 export interface AdminSources {
   readonly adminToken: string | undefined;
@@ -25,6 +27,8 @@ export interface AdminSources {
   readonly startedAt: number;
   /** True once close() began: health answers 503 so that load balancers stop sending traffic. */
   readonly draining?: () => boolean;
+  /** Each read replica's state and lag; undefined without read_replica_urls. */
+  readonly replicas?: () => readonly ReplicaStatus[] | undefined;
 }
 
 export function createAdminRouter(sources: AdminSources): express.Router {
@@ -45,7 +49,7 @@ export function createAdminRouter(sources: AdminSources): express.Router {
     const schema = sources.schema();
     const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length }, connection: () => sources.connection?.() });
     res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-    res.end(body);
+    res.end(body + renderReplicaMetrics(sources.replicas?.()));
   });
 
   router.get('/health/internal', (req, res) => {
@@ -78,6 +82,7 @@ async function health(sources: AdminSources, pool: { total: number; idle: number
   }
   const latencyMs = draining ? null : Math.round((Number(process.hrtime.bigint() - start) / 1e6) * 100) / 100;
   const schema = sources.schema();
+  const replicas = sources.replicas?.();
   return {
     status: reachable === true && schema && !draining ? 'ok' : 'degraded',
     ...(draining ? { draining: true } : {}),
@@ -86,6 +91,8 @@ async function health(sources: AdminSources, pool: { total: number; idle: number
     db: { reachable, latency_ms: latencyMs },
     pool,
     schema: { tables: schema?.tables.length ?? 0, functions: schema?.functions.length ?? 0, loaded_at: schema?.loadedAt.toISOString() ?? null },
+    // A replica that is out does not degrade the status: its reads go to the primary.
+    ...(replicas ? { replicas } : {}),
   };
 }
 

@@ -51,6 +51,11 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     reloadDatabaseUrl: undefined,
     schemaPollS: 0,
     drainTimeoutMs: 10000,
+    readReplicaUrls: undefined,
+    readReplicaRetryMs: 5000,
+    readReplicaCheckIntervalMs: 1000,
+    readReplicaMaxLagMs: undefined,
+    readYourWritesMs: 0,
     access: { enabled: false, path: undefined, policy: undefined },
     ...overrides,
   });

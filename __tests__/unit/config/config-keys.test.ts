@@ -14,7 +14,7 @@ describe('config key table', () => {
   });
 
   it('marks exactly the credentials as secret', () => {
-    expect(gatewayKeys.filter((k) => k.secret).map((k) => k.option).sort()).toEqual(['adminToken', 'cursorSecret', 'databaseUrl', 'jwtSecret', 'reloadDatabaseUrl']);
+    expect(gatewayKeys.filter((k) => k.secret).map((k) => k.option).sort()).toEqual(['adminToken', 'cursorSecret', 'databaseUrl', 'jwtSecret', 'readReplicaUrls', 'reloadDatabaseUrl']);
   });
 
   it('takes only DATABASE_URL, JWT_SECRET and GW_DEV_MODE from the environment', () => {
