@@ -164,12 +164,10 @@ withPgBouncer('one server connection shared by two tenants (default_pool_size = 
     expect({ tenant_id: state.tenant_id, user_id: state.user_id, agent_id: state.agent_id, is_super_admin: state.is_super_admin, statement_timeout: state.statement_timeout }).toEqual(b.expected);
   });
 
-  // KNOWN TO FAIL until each request's transaction ends with RESET ALL (a separate change to
-  // lib/db/pipelined-transaction.ts): settings the gateway does not set itself (search_path, any
-  // other app.*) keep the session-level value a previous tenant's function left on the shared
-  // server connection. When that change lands this test starts to pass and `it.failing` reports
-  // it: turn it into `it`.
-  it.failing("a function's session-level search_path and other app.* settings do not reach the next tenant", async () => {
+  // Settings the gateway does not set itself (any other app.*) are reset at the end of every
+  // request's own transaction (RESET ALL, docs/security.md), so nothing a previous tenant's
+  // function left reaches the next tenant through the shared server connection.
+  it("a function's session-level search_path and other app.* settings do not reach the next tenant", async () => {
     const [a, b] = await twoTenants(single, { preparedStatements: false });
     const left = await request(a.app).post('/api/rpc/leave_state').set('Authorization', `Bearer ${a.token}`).send({ note: 'from tenant A' });
     expect(left.status).toBe(200);
