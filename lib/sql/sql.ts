@@ -56,6 +56,16 @@ export function value(v: unknown): Sql {
   return make([{ t: 'value', v }]);
 }
 
+/**
+ * A non-negative safe integer written into the text, never a parameter: only for a list's LIMIT
+ * and OFFSET, which the planner must see to reuse one plan for every execution of a prepared
+ * statement (docs/architecture.md, "Page size in the text"). Digits only, so no text gets in.
+ */
+export function integerLiteral(n: number): Sql {
+  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`not a non-negative safe integer: ${String(n)}`);
+  return make([{ t: 'text', s: String(n) }]);
+}
+
 /** A double-quoted identifier; embedded quotes are doubled (PostgreSQL docs §4.1.1). */
 export function ident(...names: readonly string[]): Sql {
   return make([{ t: 'text', s: names.map(quoteIdent).join('.') }]);
