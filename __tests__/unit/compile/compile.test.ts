@@ -44,6 +44,18 @@ describe('compile list', () => {
     expect(third.values).toEqual(['shipped']);
   });
 
+  it('binds any other offset: not a whole page, or more than ten pages in (deep paging)', () => {
+    const at = (query: string) => compileQuery(`status=paid&${query}`);
+    expect(at('limit=20&offset=200').text).toContain(' LIMIT 20 OFFSET 200) AS _p');
+    expect(at('limit=20&offset=200').values).toEqual(['paid']);
+    for (const [query, offset] of [['limit=20&offset=220', 220], ['limit=20&offset=45', 45], ['limit=0&offset=20', 20]] as const) {
+      const q = at(query);
+      expect(q.text).toMatch(/ LIMIT \d+ OFFSET \$2\) AS _p$/);
+      expect(q.values).toEqual(['paid', offset]);
+    }
+    expect(at('limit=0').text).toContain(' LIMIT 0 OFFSET 0) AS _p');
+  });
+
   it('writes only non-negative safe integers as literals', () => {
     expect(compileSql(sql`LIMIT ${integerLiteral(0)} OFFSET ${integerLiteral(Number.MAX_SAFE_INTEGER)}`)).toEqual({ text: `LIMIT 0 OFFSET ${Number.MAX_SAFE_INTEGER}`, values: [] });
     for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1; DROP TABLE t' as unknown as number]) {

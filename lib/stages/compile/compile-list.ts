@@ -44,10 +44,7 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   if (command.cursor) pageConditions.push(compileAfterCursor(s, command.order, command.cursor.values));
 
   const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
-  // LIMIT and OFFSET are literals, not parameters: the planner costs a generic plan with the page
-  // size it will fetch, so a prepared statement runs on its cached plan instead of being planned
-  // again on every request (docs/architecture.md, "Page size in the text").
-  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${integerLiteral(command.limit)} OFFSET ${integerLiteral(command.offset)}`;
+  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${integerLiteral(command.limit)} OFFSET ${offsetOf(command)}`;
   // The total counts every row the filters match (distinct: every distinct value), not just this page.
   const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
   // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
@@ -83,6 +80,23 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
     : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
   const data = orderSelected ? sql`json_agg(_p.*)` : sql`json_agg(_p.r)`;
   return sql`SELECT coalesce(${data}, '[]')::text, count(*)::text, ${lastKey(keyNames)}${total}${parentVisible} FROM (${pageRows}) AS _p`;
+}
+
+/** Offsets written into the text: whole pages, at most this many pages in. */
+export const literalOffsetPages = 10;
+
+/**
+ * LIMIT is a literal, and so is the OFFSET of the first pages: with parameters the planner costs a
+ * generic plan as if it fetched and skipped a tenth of the table, so PostgreSQL re-plans the
+ * prepared statement on every request; with the page known, it reuses one cached plan
+ * (docs/architecture.md, "Page size in the text"). Each literal offset is a statement of its own
+ * on every connection, so only whole pages up to `literalOffsetPages` in are written; any other
+ * offset (deep paging, which cursors serve better) stays a parameter and is planned each time.
+ */
+function offsetOf(command: ListCommand): Sql {
+  const { limit, offset } = command;
+  const literal = limit > 0 ? offset % limit === 0 && offset <= literalOffsetPages * limit : offset === 0;
+  return literal ? integerLiteral(offset) : sql`${offset}`;
 }
 
 /**
