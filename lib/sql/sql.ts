@@ -19,22 +19,26 @@ class Param {
 
 type Part = string | Param | Fragment;
 
+/** Only `make` holds it: `new` on a fragment's constructor from outside this module throws. */
+const maker = Symbol('tablegate.sql.make');
+let isFragment: (value: unknown) => value is Fragment;
+let partsOf: (fragment: Fragment) => readonly Part[];
+
 /**
  * A fragment's parts are text (from our templates, `ident` and `catalogType`), bound values and
- * other fragments. They live in a private field: no code outside this class can read or change
- * them, and `#parts in x` tells a fragment from anything else, so a fragment need not be frozen
- * (building one is on every request's path).
+ * other fragments. They live in a private field, read only through `partsOf` (module-private), and
+ * `#parts in x` tells a fragment from anything else; so a fragment need not be frozen, which
+ * matters because building one is on every request's path.
  */
 class Fragment {
   readonly #parts: readonly Part[];
-  constructor(parts: readonly Part[]) {
+  constructor(key: typeof maker, parts: readonly Part[]) {
+    if (key !== maker) throw new TypeError('sql fragments are made by lib/sql/sql.ts only');
     this.#parts = parts;
   }
-  static is(value: unknown): value is Fragment {
-    return typeof value === 'object' && value !== null && #parts in value;
-  }
-  static partsOf(fragment: Fragment): readonly Part[] {
-    return fragment.#parts;
+  static {
+    isFragment = (value: unknown): value is Fragment => typeof value === 'object' && value !== null && #parts in value;
+    partsOf = (fragment: Fragment): readonly Part[] => fragment.#parts;
   }
 }
 
@@ -46,11 +50,11 @@ export interface CompiledQuery {
 }
 
 function make(parts: readonly Part[]): Sql {
-  return new Fragment(parts);
+  return new Fragment(maker, parts);
 }
 
 export function isSql(value: unknown): value is Sql {
-  return Fragment.is(value);
+  return isFragment(value);
 }
 
 /** Tagged template: literal parts are SQL text, `${}` holes must be `Sql` fragments or are bound as values. */
@@ -66,7 +70,7 @@ export function sql(strings: TemplateStringsArray, ...holes: unknown[]): Sql {
     if (s !== '') parts.push(s);
     if (i < holes.length) {
       const hole = holes[i];
-      parts.push(Fragment.is(hole) ? hole : new Param(hole));
+      parts.push(isFragment(hole) ? hole : new Param(hole));
     }
   }
   return make(parts);
@@ -126,11 +130,11 @@ const comma = sql`, `;
 
 /** Joins fragments with a separator written in our source. */
 export function join(fragments: readonly Sql[], separator: Sql = comma): Sql {
-  if (!Fragment.is(separator)) throw new TypeError('join: the separator is not an sql fragment');
+  if (!isFragment(separator)) throw new TypeError('join: the separator is not an sql fragment');
   const parts: Part[] = [];
   for (let i = 0; i < fragments.length; i++) {
     const f = fragments[i];
-    if (!Fragment.is(f)) throw new TypeError('join: an item is not an sql fragment');
+    if (!isFragment(f)) throw new TypeError('join: an item is not an sql fragment');
     if (i > 0) parts.push(separator);
     parts.push(f);
   }
@@ -145,11 +149,11 @@ export const empty: Sql = make([]);
  * index), so a tree of any depth or width compiles without recursion.
  */
 export function compileSql(fragment: Sql): CompiledQuery {
-  if (!Fragment.is(fragment)) throw new TypeError('compileSql: not an sql fragment');
+  if (!isFragment(fragment)) throw new TypeError('compileSql: not an sql fragment');
   let text = '';
   const values: unknown[] = [];
   // Two parallel stacks (parts, next index) instead of an object per level.
-  const partsStack: (readonly Part[])[] = [Fragment.partsOf(fragment)];
+  const partsStack: (readonly Part[])[] = [partsOf(fragment)];
   const nextStack: number[] = [0];
   let depth = 0;
   while (depth >= 0) {
@@ -168,7 +172,7 @@ export function compileSql(fragment: Sql): CompiledQuery {
       values.push(part.v);
       text += `$${values.length}`;
     } else {
-      partsStack.push(Fragment.partsOf(part));
+      partsStack.push(partsOf(part));
       nextStack.push(0);
       depth++;
     }

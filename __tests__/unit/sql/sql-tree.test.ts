@@ -47,6 +47,8 @@ describe('sql fragment tree', () => {
     expect(() => join([lookAlike as Sql])).toThrow(TypeError);
     expect(() => join([real], lookAlike as Sql)).toThrow(TypeError);
     expect(() => compileSql(lookAlike as Sql)).toThrow(TypeError);
+    const Constructor = real.constructor as new (...args: unknown[]) => Sql;
+    expect(() => new Constructor(Symbol('tablegate.sql.make'), ['DROP TABLE t'])).toThrow(TypeError);
   });
 
   it('quotes a name the same way every time (remembered quotes), and never remembers a refused one', () => {
