@@ -3,8 +3,9 @@
  *
  * A `Sql` value can only be made by the functions in this module: static text comes from
  * template literals written in our source (`sql\`...\``), identifiers go through `ident()`
- * (always double-quoted), and every value becomes a `$n` parameter. `compile` is the only
- * stage that builds SQL, and it only sees names already resolved against the schema cache.
+ * (always double-quoted), and every value becomes a `$n` parameter (the one exception,
+ * `integerLiteral`, writes digits only). `compile` is the only stage that builds SQL, and it only
+ * sees names already resolved against the schema cache.
  *
  * A fragment holds references to the fragments inside it, not copies of their parts: building
  * is O(holes) per fragment, and `compileSql` walks the tree with an explicit stack. Neither step
