@@ -1,6 +1,7 @@
 /**
- * Command + Result -> HTTP status and body (contract §3). The row JSON comes from PostgreSQL as
- * text and is spliced into the envelope as is: no JSON.parse / JSON.stringify of rows.
+ * Command + Result -> HTTP status and body (docs/querying.md, "Response bodies"). The row JSON
+ * comes from PostgreSQL as text and is spliced into the envelope as is: no JSON.parse /
+ * JSON.stringify of rows.
  */
 import type { Command, ListCommand } from '../command/command';
 import { assertNever } from '../command/command';

@@ -1,6 +1,6 @@
 /**
  * Expansions -> correlated subqueries evaluated per row inside the one statement of the request
- * (no follow-up queries: gateway spec, "Expansion and nested routes").
+ * (no follow-up queries: docs/relations.md, "How it is compiled").
  * In: the alias of the base row and a resolved Expansion. Out: one scalar expression whose value
  * is the related row as JSON (`to_json`, or NULL) or the related rows as a JSON array (`[]` when
  * none). Never: reads a table outside the caller's statement, so RLS applies to related rows as

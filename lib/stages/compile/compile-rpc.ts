@@ -7,8 +7,8 @@
  * every scalar through its input function), and the declared types pin the overload that parse
  * chose. The call is schema-qualified, so search_path plays no part.
  *
- * Text results (the default) are built as JSON by PostgreSQL (contract §3): an array for a set,
- * an object for a row, the bare value for a scalar, null for void. Binary results
+ * Text results (the default) are built as JSON by PostgreSQL (docs/rpc.md, "The response"): an
+ * array for a set, an object for a row, the bare value for a scalar, null for void. Binary results
  * (`x-gw-result-format: binary`) are the function's own columns in binary format, decoded and
  * rendered by the gateway (http/render-rpc.ts); a column of a type the decoder does not know is
  * sent as to_json(column) instead, and the session TimeZone comes last, for timestamptz.
