@@ -83,7 +83,7 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
 }
 
 /** Offsets written into the text: whole pages, at most this many pages in. */
-export const literalOffsetPages = 10;
+const literalOffsetPages = 10;
 
 /**
  * LIMIT is a literal, and so is the OFFSET of the first pages: with parameters the planner costs a
