@@ -16,6 +16,14 @@ const path = require('node:path');
  */
 const DIST = path.resolve(process.env.TABLEGATE_DIST || path.join(__dirname, '..', 'dist', 'cjs'));
 
+/**
+ * A second build of lib/ to measure in the same run as DIST (TABLEGATE_DIST_B, same rules as
+ * TABLEGATE_DIST), or null. On a shared machine the load changes from minute to minute, so a
+ * before/after comparison is only fair when both builds face the same baseline in one run; the
+ * benchmarks that support it add a server `tablegate-b` running this build.
+ */
+const DIST_B = process.env.TABLEGATE_DIST_B ? path.resolve(process.env.TABLEGATE_DIST_B) : null;
+
 function envNumber(name, fallback, min) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -173,10 +181,11 @@ const STATEMENT_TIMEOUT_MS = 30000;
 /**
  * Server A of every benchmark: tablegate as a host application mounts it, createGateway over the
  * bench schema at /api, after `gateway.ready`. `options` adds gateway options (writes.js: body and
- * batch limits). Resolves with the close function serverMain expects.
+ * batch limits). `dist` is the build to load (default DIST; DIST_B for the server `tablegate-b`).
+ * Resolves with the close function serverMain expects.
  */
-async function startTablegate(app, { appUrl, jwtSecret }, options = {}) {
-  const { createGateway } = require(path.join(DIST, 'index.js'));
+async function startTablegate(app, { appUrl, jwtSecret, dist = DIST }, options = {}) {
+  const { createGateway } = require(path.join(dist, 'index.js'));
   const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA], ...options });
   await gateway.ready;
   app.use('/api', gateway);
@@ -326,7 +335,7 @@ function runScript(main, server) {
 
 module.exports = {
   // Scaffolding
-  DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer,
+  DIST, DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer,
   // What both servers of every benchmark share
   SCHEMA, TENANTS, STATUSES, STATEMENT_TIMEOUT_MS, startTablegate, CONTEXT_SQL, tenantContext, asTenant, HttpError, createAuthenticate, errorHandler,
   // Helpers

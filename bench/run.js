@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
+const { DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 const DB_NAME = 'tablegate_bench';
 const APP_ROLE = 'tablegate_bench_app';
 const COLUMNS = ['id', 'tenant_id', 'user_id', 'status', 'total', 'placed_at', 'notes'];
@@ -155,19 +155,20 @@ function normalizeRow(row) {
 async function verify(servers, scenarios, token, foreignId) {
   for (const scenario of scenarios) {
     for (const urlPath of scenario.checkPaths) {
-      const [a, b] = await Promise.all(servers.map((s) => fetchJson(s.base + urlPath, token)));
-      for (const [s, r] of [[servers[0], a], [servers[1], b]]) {
-        if (r.status !== 200) throw new Error(`${s.kind} GET ${urlPath}: status ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-      }
+      const answers = await Promise.all(servers.map((s) => fetchJson(s.base + urlPath, token)));
+      servers.forEach((s, i) => {
+        if (answers[i].status !== 200) throw new Error(`${s.kind} GET ${urlPath}: status ${answers[i].status}: ${JSON.stringify(answers[i].body).slice(0, 300)}`);
+      });
       const rowsOf = (body) => (scenario.name === 'list' ? body.data : [body.data]);
-      const ra = rowsOf(a.body).map(normalizeRow);
-      const rb = rowsOf(b.body).map(normalizeRow);
-      if (JSON.stringify(ra) !== JSON.stringify(rb)) {
-        throw new Error(`GET ${urlPath}: the servers returned different rows\n tablegate: ${JSON.stringify(ra).slice(0, 400)}\n baseline:  ${JSON.stringify(rb).slice(0, 400)}`);
-      }
+      const [ra, ...others] = answers.map((r) => rowsOf(r.body).map(normalizeRow));
+      others.forEach((rb, i) => {
+        if (JSON.stringify(ra) !== JSON.stringify(rb)) {
+          throw new Error(`GET ${urlPath}: the servers returned different rows\n ${servers[0].kind}: ${JSON.stringify(ra).slice(0, 400)}\n ${servers[i + 1].kind}:  ${JSON.stringify(rb).slice(0, 400)}`);
+        }
+      });
       if (ra.length === 0 || (scenario.name === 'list' && ra.length !== LIST_LIMIT)) throw new Error(`GET ${urlPath}: ${ra.length} rows`);
       if (ra.some((r) => r[1] !== TENANTS[0])) throw new Error(`GET ${urlPath}: a row of another tenant came back`);
-      if (scenario.name === 'list' && (a.body.count !== LIST_LIMIT || b.body.count !== LIST_LIMIT)) throw new Error(`GET ${urlPath}: wrong count`);
+      if (scenario.name === 'list' && answers.some((r) => r.body.count !== LIST_LIMIT)) throw new Error(`GET ${urlPath}: wrong count`);
     }
   }
   // Row-level security: another tenant's row is invisible to both.
@@ -248,6 +249,8 @@ async function main() {
     });
     const config = { appUrl: fixture.appUrl, jwtSecret };
     servers.push(await spawnServer(__filename, 'tablegate', config), await spawnServer(__filename, 'baseline', config));
+    if (DIST_B) servers.push(await spawnServer(__filename, 'tablegate-b', { ...config, dist: DIST_B }));
+    const kinds = servers.map((s) => s.kind);
 
     const scenarios = [
       {
@@ -268,8 +271,8 @@ async function main() {
     const runs = [];
     for (let round = 0; round < rounds; round++) {
       for (const [index, scenario] of scenarios.entries()) {
-        // Alternate which server goes first, per scenario and per round.
-        const order = (round + index) % 2 ? [servers[1], servers[0]] : [servers[0], servers[1]];
+        // Rotate which server goes first, per scenario and per round.
+        const order = servers.map((_, i) => servers[(i + round + index) % servers.length]);
         for (const server of order) {
           if (warmup > 0) await load(server.base, scenario, token, warmup, rate);
           const cpu0 = { server: await server.cpuMicros(), postgres: await backendCpu(monitor, DB_NAME) };
@@ -301,9 +304,21 @@ async function main() {
           postgresCpuMsPerReq: rs.some((r) => r.postgresCpuMsPerReq === null) ? null : median(rs.map((r) => r.postgresCpuMsPerReq)),
         };
       };
-      const a = agg('tablegate');
-      const b = agg('baseline');
-      table.push({ scenario: scenario.name, description: scenario.description, tablegate: a, baseline: b, ratio: a.reqPerSec / b.reqPerSec });
+      const row = { scenario: scenario.name, description: scenario.description };
+      for (const kind of kinds) row[kind] = agg(kind);
+      // The ratio of the medians, and the ratio within each round (closest machine state).
+      const perRound = (kind) =>
+        Array.from({ length: rounds }, (_, i) => {
+          const of = (k) => runs.find((r) => r.round === i + 1 && r.scenario === scenario.name && r.server === k).reqPerSec;
+          return Number((of(kind) / of('baseline')).toFixed(3));
+        });
+      row.ratio = row.tablegate.reqPerSec / row.baseline.reqPerSec;
+      row.ratioPerRound = perRound('tablegate');
+      if (DIST_B) {
+        row.ratioB = row['tablegate-b'].reqPerSec / row.baseline.reqPerSec;
+        row.ratioBPerRound = perRound('tablegate-b');
+      }
+      table.push(row);
     }
 
     const { version: pgVersion } = require('pg/package.json');
@@ -326,25 +341,29 @@ async function main() {
     console.log(`${machine.cores} cores (${machine.cpu}); load average before ${machine.loadavgBefore.join(' ')}, after ${machine.loadavgAfter.join(' ')}`);
     console.log(
       `20 connections${rate ? `, offered load fixed at ${rate} req/s` : ''}, ${warmup} s warm-up (discarded) + ${duration} s measured, ` +
-        `${rounds} round(s)${rounds > 1 ? ' (medians shown)' : ''}`,
+        `${rounds} round(s)${rounds > 1 ? ' (medians shown)' : ''}${DIST_B ? `; tablegate-b = ${path.relative(process.cwd(), DIST_B)}` : ''}`,
     );
     console.log('');
     const line = (cells) => `| ${cells.join(' | ')} |`;
     console.log(line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'tablegate/baseline req/s', 'server CPU ms/req', 'postgres CPU ms/req']));
     console.log(line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:']));
     for (const row of table) {
-      for (const kind of ['tablegate', 'baseline']) {
+      for (const kind of kinds) {
         const r = row[kind];
-        const ratio = kind === 'tablegate' ? `${row.ratio.toFixed(2)}x` : '';
+        const ratio = kind === 'tablegate' ? `${row.ratio.toFixed(2)}x` : kind === 'tablegate-b' ? `${row.ratioB.toFixed(2)}x` : '';
         console.log(line([row.scenario, kind, r.reqPerSec.toFixed(0), r.p50, r.p99, ratio, r.serverCpuMsPerReq.toFixed(3), fmtCpu(r.postgresCpuMsPerReq)]));
       }
+    }
+
+    for (const row of table) {
+      console.log(`${row.scenario}: tablegate/baseline per round ${row.ratioPerRound.map((x) => `${x.toFixed(2)}x`).join(', ')}` + (DIST_B ? `; tablegate-b/baseline per round ${row.ratioBPerRound.map((x) => `${x.toFixed(2)}x`).join(', ')}` : ''));
     }
 
     const outDir = path.join(__dirname, 'results');
     fs.mkdirSync(outDir, { recursive: true });
     const report = {
       date: new Date().toISOString(),
-      settings: { connections: 20, offeredRate: rate ?? null, warmupSeconds: warmup, durationSeconds: duration, rounds, rows: fixture.rows, tenants: TENANTS.length, listLimit: LIST_LIMIT },
+      settings: { connections: 20, offeredRate: rate ?? null, warmupSeconds: warmup, durationSeconds: duration, rounds, rows: fixture.rows, tenants: TENANTS.length, listLimit: LIST_LIMIT, distB: DIST_B && path.relative(process.cwd(), DIST_B) },
       machine,
       scenarios: table,
       runs,
@@ -361,4 +380,4 @@ async function main() {
   process.exitCode = failed ? 1 : 0;
 }
 
-runScript(main, (kind) => serverMain(kind, { tablegate: startTablegate, baseline: startBaseline }));
+runScript(main, (kind) => serverMain(kind, { tablegate: startTablegate, 'tablegate-b': startTablegate, baseline: startBaseline }));

@@ -5,7 +5,7 @@ import { compileList } from '../../../lib/stages/compile/compile-list';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseKey } from '../../../lib/stages/parse/parse-key';
 import { parseList } from '../../../lib/stages/parse/parse-list';
-import { compileSql, ident, sql } from '../../../lib/sql/sql';
+import { compileSql, ident, integerLiteral, sql } from '../../../lib/sql/sql';
 import { orders, orderTags, weird } from '../support/schema-fixture';
 
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
@@ -29,15 +29,44 @@ describe('compile list', () => {
   it('builds the page JSON in PostgreSQL with bound filters, order and paging', () => {
     const q = compileQuery('status=paid&total.gte=10&select=id,total&sort=-total&limit=20&offset=40');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."total"::text, _p."id"::text)))[count(*)]::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1::text AND _t."total" >= $2::numeric ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, json_build_array((array_agg(_p."total"::text))[count(*)], (array_agg(_p."id"::text))[count(*)])::text FROM (SELECT _t."id", _t."total" FROM "public"."orders" AS _t WHERE _t."status" = $1::text AND _t."total" >= $2::numeric ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT 20 OFFSET 40) AS _p',
     );
-    expect(q.values).toEqual(['paid', '10', 20, 40]);
+    expect(q.values).toEqual(['paid', '10']);
+  });
+
+  it('writes LIMIT and OFFSET as literals, so the planner knows the page size of a cached plan', () => {
+    const first = compileQuery('status=paid&limit=20');
+    const third = compileQuery('status=shipped&limit=20&offset=40');
+    expect(first.text).toContain(' LIMIT 20 OFFSET 0) AS _p');
+    expect(third.text).toContain(' LIMIT 20 OFFSET 40) AS _p');
+    expect(third.text.replace('OFFSET 40', 'OFFSET 0')).toBe(first.text);
+    expect(first.values).toEqual(['paid']);
+    expect(third.values).toEqual(['shipped']);
+  });
+
+  it('binds any other offset: not a whole page, or more than ten pages in (deep paging)', () => {
+    const at = (query: string) => compileQuery(`status=paid&${query}`);
+    expect(at('limit=20&offset=200').text).toContain(' LIMIT 20 OFFSET 200) AS _p');
+    expect(at('limit=20&offset=200').values).toEqual(['paid']);
+    for (const [query, offset] of [['limit=20&offset=220', 220], ['limit=20&offset=45', 45], ['limit=0&offset=20', 20]] as const) {
+      const q = at(query);
+      expect(q.text).toMatch(/ LIMIT \d+ OFFSET \$2\) AS _p$/);
+      expect(q.values).toEqual(['paid', offset]);
+    }
+    expect(at('limit=0').text).toContain(' LIMIT 0 OFFSET 0) AS _p');
+  });
+
+  it('writes only non-negative safe integers as literals', () => {
+    expect(compileSql(sql`LIMIT ${integerLiteral(0)} OFFSET ${integerLiteral(Number.MAX_SAFE_INTEGER)}`)).toEqual({ text: `LIMIT 0 OFFSET ${Number.MAX_SAFE_INTEGER}`, values: [] });
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1; DROP TABLE t' as unknown as number]) {
+      expect(() => integerLiteral(bad)).toThrow(TypeError);
+    }
   });
 
   it('keeps ordering keys that are not selected out of the JSON (LATERAL row shape)', () => {
     const q = compileQuery('select=status&sort=-total&limit=5');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."k0"::text, _p."k1"::text)))[count(*)]::text FROM (SELECT to_json(_r.*) AS r, _t."total" AS "k0", _t."id" AS "k1" FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."status") AS _r ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT $1 OFFSET $2) AS _p',
+      'SELECT coalesce(json_agg(_p.r), \'[]\')::text, count(*)::text, json_build_array((array_agg(_p."k0"::text))[count(*)], (array_agg(_p."k1"::text))[count(*)])::text FROM (SELECT to_json(_r.*) AS r, _t."total" AS "k0", _t."id" AS "k1" FROM "public"."orders" AS _t CROSS JOIN LATERAL (SELECT _t."status") AS _r ORDER BY _t."total" DESC NULLS FIRST, _t."id" ASC NULLS LAST LIMIT 5 OFFSET 0) AS _p',
     );
   });
 
@@ -72,7 +101,7 @@ describe('compile list', () => {
   it('pages distinct values of one column and counts them on request', () => {
     const q = compileQuery('distinct=status&status=ne.x&count=exact');
     expect(q.text).toBe(
-      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, (array_agg(json_build_array(_p."status"::text)))[count(*)]::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1::text) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2::text) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT $3 OFFSET $4) AS _p',
+      'SELECT coalesce(json_agg(_p.*), \'[]\')::text, count(*)::text, json_build_array((array_agg(_p."status"::text))[count(*)])::text, (SELECT count(*) FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $1::text) AS _s)::text FROM (SELECT _s."status" FROM (SELECT DISTINCT _t."status" FROM "public"."orders" AS _t WHERE _t."status" <> $2::text) AS _s ORDER BY _s."status" ASC NULLS LAST LIMIT 100 OFFSET 0) AS _p',
     );
   });
 

@@ -4,7 +4,7 @@
  * SQL builder": neither very wide fragments (join of 200,000 conditions) nor very deep ones
  * (100,000 nested levels) may overflow the stack, and numbering stays in text order.
  */
-import { compileSql, empty, ident, join, sql, type Sql } from '../../../lib/sql/sql';
+import { compileSql, empty, ident, isSql, join, quoteIdent, sql, type Sql } from '../../../lib/sql/sql';
 
 describe('sql fragment tree', () => {
   it('numbers parameters in text order across nested fragments and separators', () => {
@@ -35,5 +35,27 @@ describe('sql fragment tree', () => {
     expect(q.values).toHaveLength(100000);
     expect(q.text.startsWith('(((')).toBe(true);
     expect(q.text.endsWith('+ $100000)')).toBe(true);
+  });
+
+  it('splices only real fragments: a look-alike (same prototype, or any object) is bound as a value', () => {
+    const real = sql`DROP TABLE t`;
+    const lookAlike = Object.create(Object.getPrototypeOf(real) as object) as unknown;
+    expect(isSql(real)).toBe(true);
+    expect(isSql(lookAlike)).toBe(false);
+    expect(isSql({ parts: ['DROP TABLE t'] })).toBe(false);
+    expect(compileSql(sql`SELECT ${lookAlike}, ${{ parts: ['x'] }}`)).toEqual({ text: 'SELECT $1, $2', values: [lookAlike, { parts: ['x'] }] });
+    expect(() => join([lookAlike as Sql])).toThrow(TypeError);
+    expect(() => join([real], lookAlike as Sql)).toThrow(TypeError);
+    expect(() => compileSql(lookAlike as Sql)).toThrow(TypeError);
+    const Constructor = real.constructor as new (...args: unknown[]) => Sql;
+    expect(() => new Constructor(Symbol('tablegate.sql.make'), ['DROP TABLE t'])).toThrow(TypeError);
+  });
+
+  it('quotes a name the same way every time (remembered quotes), and never remembers a refused one', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(quoteIdent('we"ird')).toBe('"we""ird"');
+      expect(compileSql(sql`${ident('s', 'a"b')}`).text).toBe('"s"."a""b"');
+      expect(() => quoteIdent('a\u0000b')).toThrow(TypeError);
+    }
   });
 });

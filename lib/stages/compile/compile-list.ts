@@ -10,7 +10,7 @@
  */
 import type { ListCommand, ParentScope } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
-import { empty, ident, join, sql, type Sql } from '../../sql/sql';
+import { empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
 import { correlatedColumns, expansionColumns } from './compile-expand';
 import { compileConditions, compileKeyed } from './compile-filter';
@@ -44,47 +44,69 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   if (command.cursor) pageConditions.push(compileAfterCursor(s, command.order, command.cursor.values));
 
   const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
-  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${command.limit} OFFSET ${command.offset}`;
+  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${integerLiteral(command.limit)} OFFSET ${offsetOf(command)}`;
   // The total counts every row the filters match (distinct: every distinct value), not just this page.
   const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
   // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
   const parentVisible = command.parent ? sql`, (${compileParentExists(command.parent)})::text` : empty;
-  const tail = sql`${total}${parentVisible}`;
-  // The ordering keys of the page's last row, as text, for next_cursor.
-  const lastKey = (keyNames: readonly string[]): Sql =>
-    keyNames.length ? sql`(array_agg(json_build_array(${join(keyNames.map((n) => sql`_p.${ident(n)}::text`))})))[count(*)]::text` : sql`NULL`;
-  const orderSelected = command.order.every((k) => command.select.includes(k.column));
 
-  if (command.expand.length === 0) {
-    const selected = join(command.select.map((c) => sql`${s}.${ident(c.name)}`));
-    // json_agg over the page's rows keeps the column names and has no 100-argument limit
-    // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
-    // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
-    // in a LATERAL row beside the ordering keys, which stay out of the JSON.
-    if (orderSelected) {
-      return sql`SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${source}${page}) AS _p`;
+  // The page's rows, `row` naming one of them. Without expand: the source itself, limited by the
+  // page query below. With expand, the page is limited first (`_q`, carrying the selected columns
+  // plus the FK and ordering columns the outer query needs), and only its rows get their related
+  // rows. The expanded values are columns named after their relation, so they land in the row
+  // JSON; parse refuses a relation name equal to a selected column. Unselected FK columns stay out.
+  let rows = source;
+  let row = s;
+  let pageClause = page;
+  if (command.expand.length > 0) {
+    const inner: Column[] = [];
+    for (const c of [...command.select, ...command.order.map((k) => k.column), ...command.expand.flatMap(correlatedColumns)]) {
+      if (!inner.includes(c)) inner.push(c);
     }
-    const keyNames = command.order.map((_, i) => `k${i}`);
-    const keys = join(command.order.map((k, i) => sql`${s}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
-    return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT to_json(_r.*) AS r, ${keys} FROM ${source} CROSS JOIN LATERAL (SELECT ${selected}) AS _r${page}) AS _p`;
+    rows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;
+    row = q;
+    pageClause = empty;
   }
+  const columns = join([...command.select.map((c) => sql`${row}.${ident(c.name)}`), ...expansionColumns(row, command.expand)]);
 
-  // With expand, the page is limited first (`_q`, carrying the selected columns plus the FK and
-  // ordering columns the outer query needs), and only its rows get their related rows. The
-  // expanded values are columns named after their relation, so they land in the row JSON; parse
-  // refuses a relation name equal to a selected column. Unselected FK columns stay out of the JSON.
-  const inner: Column[] = [];
-  for (const c of [...command.select, ...command.order.map((k) => k.column), ...command.expand.flatMap(correlatedColumns)]) {
-    if (!inner.includes(c)) inner.push(c);
-  }
-  const pageRows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;
-  const selected = join([...command.select.map((c) => sql`${q}.${ident(c.name)}`), ...expansionColumns(q, command.expand)]);
-  if (orderSelected) {
-    return sql`SELECT coalesce(json_agg(_p.*), '[]')::text, count(*)::text, ${lastKey(command.order.map((k) => k.column.name))}${tail} FROM (SELECT ${selected} FROM ${pageRows}) AS _p`;
-  }
-  const keyNames = command.order.map((_, i) => `k${i}`);
-  const keys = join(command.order.map((k, i) => sql`${q}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`));
-  return sql`SELECT coalesce(json_agg(_p.r), '[]')::text, count(*)::text, ${lastKey(keyNames)}${tail} FROM (SELECT to_json(_r.*) AS r, ${keys} FROM ${pageRows} CROSS JOIN LATERAL (SELECT ${selected}) AS _r) AS _p`;
+  // json_agg over the page's rows keeps the column names and has no 100-argument limit
+  // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
+  // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
+  // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
+  const orderSelected = command.order.every((k) => command.select.includes(k.column));
+  const keyNames = orderSelected ? command.order.map((k) => k.column.name) : command.order.map((_, i) => `k${i}`);
+  const pageRows = orderSelected
+    ? sql`SELECT ${columns} FROM ${rows}${pageClause}`
+    : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
+  const data = orderSelected ? sql`json_agg(_p.*)` : sql`json_agg(_p.r)`;
+  return sql`SELECT coalesce(${data}, '[]')::text, count(*)::text, ${lastKey(keyNames)}${total}${parentVisible} FROM (${pageRows}) AS _p`;
+}
+
+/** Offsets written into the text: whole pages, at most this many pages in. */
+const literalOffsetPages = 10;
+
+/**
+ * LIMIT is a literal, and so is the OFFSET of the first pages: with parameters the planner costs a
+ * generic plan as if it fetched and skipped a tenth of the table, so PostgreSQL re-plans the
+ * prepared statement on every request; with the page known, it reuses one cached plan
+ * (docs/architecture.md, "Page size in the text"). Each literal offset is a statement of its own
+ * on every connection, so only whole pages up to `literalOffsetPages` in are written; any other
+ * offset (deep paging, which cursors serve better) stays a parameter and is planned each time.
+ */
+function offsetOf(command: ListCommand): Sql {
+  const { limit, offset } = command;
+  const literal = limit > 0 ? offset % limit === 0 && offset <= literalOffsetPages * limit : offset === 0;
+  return literal ? integerLiteral(offset) : sql`${offset}`;
+}
+
+/**
+ * The ordering keys of the page's last row, as a JSON array of text, for next_cursor. One
+ * array_agg per key and one json_build_array at the end, not a JSON array per row. Read only when
+ * the page is full (renderList), so an empty page's `[null]` never reaches a cursor.
+ */
+function lastKey(keyNames: readonly string[]): Sql {
+  if (keyNames.length === 0) return sql`NULL`;
+  return sql`json_build_array(${join(keyNames.map((n) => sql`(array_agg(_p.${ident(n)}::text))[count(*)]`))})::text`;
 }
 
 /** The child rows: FK = the parent's key values, or via the parent row when the FK references a non-key unique. */

@@ -8,8 +8,8 @@
  * chose. The call is schema-qualified, so search_path plays no part in finding the function; inside
  * it, unqualified names resolve through the request's search_path (docs/rpc.md).
  *
- * Text results (the default) are built as JSON by PostgreSQL (docs/rpc.md, "The response"): an array for a set,
- * an object for a row, the bare value for a scalar, null for void. Binary results
+ * Text results (the default) are built as JSON by PostgreSQL (docs/rpc.md, "The response"): an
+ * array for a set, an object for a row, the bare value for a scalar, null for void. Binary results
  * (`x-gw-result-format: binary`) are the function's own columns in binary format, decoded and
  * rendered by the gateway (http/render-rpc.ts); a column of a type the decoder does not know is
  * sent as to_json(column) instead, and the session TimeZone comes last, for timestamptz.
