@@ -34,6 +34,10 @@ const directOnly = [
   // LISTEN for schema changes needs a direct connection; these test it (and its instances) directly.
   '<rootDir>/__tests__/integration/schema-reload.test.ts',
   '<rootDir>/__tests__/integration/many-instances.test.ts',
+  // Private primary and standbys of their own.
+  '<rootDir>/__tests__/integration/read-replicas.test.ts',
+  // Reads its own session's prepared statements and plan counts; sessions are shared behind PgBouncer.
+  '<rootDir>/__tests__/integration/list-plan-cache.test.ts',
 ];
 
 /**

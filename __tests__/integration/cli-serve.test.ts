@@ -4,7 +4,6 @@
  * be unsafe (contract §5: loopback bind and a JWT secret are required) or the database is not
  * usable, with a message that names the problem and never prints a secret.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../lib/cli/free-port';
 import { createTestDatabase, pgBouncerMode, signToken, TENANT_A } from '../support/test-database';
+import { runCli } from '../support/cli-process';
 
 const root = path.resolve(__dirname, '../..');
 const jwtSecret = randomBytes(32).toString('hex');
@@ -144,34 +144,5 @@ function writeConfig(name: string, gatewayLines: string[]): string {
 
 /** Spawns the CLI with a clean environment (no inherited JWT_SECRET / GW_DEV_MODE). */
 function run(args: string[], extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-  if (!('JWT_SECRET' in extraEnv)) delete env['JWT_SECRET'];
-  if (!('GW_DEV_MODE' in extraEnv)) delete env['GW_DEV_MODE'];
-  if (!('DATABASE_URL' in extraEnv)) delete env['DATABASE_URL'];
-  const child = spawn(process.execPath, [path.join(root, 'bin/tablegate.js'), ...args], { cwd: root, env });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    /** Exit code, or 'timeout' if the process is still running after `ms`. */
-    async exit(ms: number): Promise<number | null | 'timeout'> {
-      let timer: NodeJS.Timeout | undefined;
-      const result = await Promise.race([exited, new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, ms, 'timeout')))]);
-      clearTimeout(timer);
-      return result;
-    },
-    async waitForOutput(pattern: RegExp, ms: number): Promise<void> {
-      const deadline = Date.now() + ms;
-      while (!pattern.test(out)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} (exit ${child.exitCode})\nstdout:\n${out}\nstderr:\n${err}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-  };
+  return runCli(children, args, extraEnv);
 }

@@ -6,7 +6,6 @@
  *
  * Runs bin/tablegate.js -> dist, so `npm run build` must have run.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +13,7 @@ import path from 'node:path';
 import { freePort } from '../../lib/cli/free-port';
 import { reloadTriggerScript } from '../../lib/schema/reload-trigger-sql';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
+import { runCli } from '../support/cli-process';
 
 const root = path.resolve(__dirname, '../..');
 jest.setTimeout(60_000);
@@ -167,34 +167,5 @@ describe('two tablegate serve processes on one database', () => {
 
 /** Spawns the CLI with no inherited JWT_SECRET / GW_DEV_MODE / DATABASE_URL. */
 function run(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env['JWT_SECRET'];
-  delete env['GW_DEV_MODE'];
-  delete env['DATABASE_URL'];
-  const child = spawn(process.execPath, [path.join(root, 'bin/tablegate.js'), ...args], { cwd: root, env });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    /** Exit code, or 'timeout' if the process is still running after `ms`. */
-    async exit(ms: number): Promise<number | null | 'timeout'> {
-      let timer: NodeJS.Timeout | undefined;
-      const result = await Promise.race([exited, new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, ms, 'timeout')))]);
-      clearTimeout(timer);
-      return result;
-    },
-    async waitForOutput(pattern: RegExp, ms: number): Promise<void> {
-      const deadline = Date.now() + ms;
-      while (!pattern.test(out)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} (exit ${child.exitCode})\nstdout:\n${out}\nstderr:\n${err}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-  };
+  return runCli(children, args);
 }
