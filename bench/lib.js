@@ -54,6 +54,22 @@ function withDatabase(url, database, user, password) {
 }
 
 /**
+ * The end of every fixture that holds tenant rows: row-level security enabled and forced with the
+ * tenant policy the gateway's context statement serves, read access for `role`, and ANALYZE.
+ */
+function tenantTableSql(table, database, role) {
+  return `
+      ALTER TABLE ${SCHEMA}.${table} ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE ${SCHEMA}.${table} FORCE ROW LEVEL SECURITY;
+      CREATE POLICY tenant_isolation ON ${SCHEMA}.${table}
+        USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
+      GRANT CONNECT ON DATABASE ${database} TO ${role};
+      GRANT USAGE ON SCHEMA ${SCHEMA} TO ${role};
+      GRANT SELECT ON ${SCHEMA}.${table} TO ${role};
+      ANALYZE ${SCHEMA}.${table};`;
+}
+
+/**
  * (Re)creates `database` and a login role for the servers that row-level security applies to
  * (NOSUPERUSER NOBYPASSRLS), with a fresh random password. The caller creates the schema in it
  * (as the superuser, through `adminDbUrl`) and grants the role what it needs.
@@ -335,7 +351,7 @@ function runScript(main, server) {
 
 module.exports = {
   // Scaffolding
-  DIST, DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer,
+  DIST, DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer,
   // What both servers of every benchmark share
   SCHEMA, TENANTS, STATUSES, STATEMENT_TIMEOUT_MS, startTablegate, CONTEXT_SQL, tenantContext, asTenant, HttpError, createAuthenticate, errorHandler,
   // Helpers

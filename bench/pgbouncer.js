@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
+const { envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 const { findPgBouncer, startPgBouncer, PREPARED_STATEMENTS_SINCE } = require('../__tests__/support/pgbouncer');
 
 const DB_NAME = 'tablegate_bench_pgbouncer';
@@ -50,14 +50,7 @@ async function loadFixture(adminUrl, rows) {
              timestamptz '2024-01-01 00:00:00+00' + i * interval '1 minute', 'order ' || i
       FROM generate_series(1, ${rows}) AS i ORDER BY i;
       CREATE INDEX orders_tenant_status_id ON ${SCHEMA}.orders (tenant_id, status, id);
-      ALTER TABLE ${SCHEMA}.orders ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE ${SCHEMA}.orders FORCE ROW LEVEL SECURITY;
-      CREATE POLICY tenant_isolation ON ${SCHEMA}.orders
-        USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
-      GRANT CONNECT ON DATABASE ${DB_NAME} TO ${APP_ROLE};
-      GRANT USAGE ON SCHEMA ${SCHEMA} TO ${APP_ROLE};
-      GRANT SELECT ON ${SCHEMA}.orders TO ${APP_ROLE};
-      ANALYZE ${SCHEMA}.orders;
+      ${tenantTableSql('orders', DB_NAME, APP_ROLE)}
     `);
     const ids = await db.query(
       `SELECT id::text FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM ${SCHEMA}.orders WHERE tenant_id = $1) s

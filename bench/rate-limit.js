@@ -22,7 +22,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, startTablegate, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
+const { DIST, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer, SCHEMA, TENANTS, startTablegate, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 
 const DB_NAME = 'tablegate_bench_rl';
 const APP_ROLE = 'tablegate_bench_rl_app';
@@ -59,14 +59,7 @@ async function loadFixture(adminUrl, rows) {
       INSERT INTO ${SCHEMA}.orders (tenant_id, status, total)
       SELECT (ARRAY[${TENANTS.map((t) => `'${t}'::uuid`).join(', ')}])[(i % ${TENANTS.length}) + 1], 'paid', (i % 1000) / 10.0
       FROM generate_series(1, ${rows}) AS i;
-      ALTER TABLE ${SCHEMA}.orders ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE ${SCHEMA}.orders FORCE ROW LEVEL SECURITY;
-      CREATE POLICY tenant_isolation ON ${SCHEMA}.orders
-        USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
-      GRANT CONNECT ON DATABASE ${DB_NAME} TO ${APP_ROLE};
-      GRANT USAGE ON SCHEMA ${SCHEMA} TO ${APP_ROLE};
-      GRANT SELECT ON ${SCHEMA}.orders TO ${APP_ROLE};
-      ANALYZE ${SCHEMA}.orders;
+      ${tenantTableSql('orders', DB_NAME, APP_ROLE)}
     `);
     await db.query(rateLimitTableSql());
     const ids = await db.query(`SELECT id::text FROM ${SCHEMA}.orders WHERE tenant_id = $1 ORDER BY id LIMIT ${IDS}`, [TENANTS[0]]);

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
+const { DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 const DB_NAME = 'tablegate_bench';
 const APP_ROLE = 'tablegate_bench_app';
 const COLUMNS = ['id', 'tenant_id', 'user_id', 'status', 'total', 'placed_at', 'notes'];
@@ -94,14 +94,7 @@ async function loadFixture(adminUrl, rows) {
       FROM generate_series(1, ${rows}) AS i
       ORDER BY i;
       CREATE INDEX orders_tenant_status_id ON ${SCHEMA}.orders (tenant_id, status, id);
-      ALTER TABLE ${SCHEMA}.orders ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE ${SCHEMA}.orders FORCE ROW LEVEL SECURITY;
-      CREATE POLICY tenant_isolation ON ${SCHEMA}.orders
-        USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
-      GRANT CONNECT ON DATABASE ${DB_NAME} TO ${APP_ROLE};
-      GRANT USAGE ON SCHEMA ${SCHEMA} TO ${APP_ROLE};
-      GRANT SELECT ON ${SCHEMA}.orders TO ${APP_ROLE};
-      ANALYZE ${SCHEMA}.orders;
+      ${tenantTableSql('orders', DB_NAME, APP_ROLE)}
     `);
     const count = await db.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.orders`);
     // Ids of the token's tenant (TENANTS[0]), spread over the whole table.

@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Pool } = require('pg');
-const { DIST, envNumber, startDatabase, createFixtureDatabase, dropFixtureDatabase, median, SCHEMA, TENANTS, STATUSES, STATEMENT_TIMEOUT_MS } = require('./lib');
+const { DIST, envNumber, startDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, median, SCHEMA, TENANTS, STATUSES, STATEMENT_TIMEOUT_MS } = require('./lib');
 
 const DB_NAME = 'tablegate_bench_reset';
 const APP_ROLE = 'tablegate_bench_reset_app';
@@ -45,14 +45,7 @@ async function loadFixture(adminUrl) {
              timestamptz '2024-01-01 00:00:00+00' + i * interval '1 minute', 'order ' || i
       FROM generate_series(1, ${ROWS}) AS i;
       CREATE INDEX orders_tenant_status_id ON ${SCHEMA}.orders (tenant_id, status, id);
-      ALTER TABLE ${SCHEMA}.orders ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE ${SCHEMA}.orders FORCE ROW LEVEL SECURITY;
-      CREATE POLICY tenant_isolation ON ${SCHEMA}.orders
-        USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
-      GRANT CONNECT ON DATABASE ${DB_NAME} TO ${APP_ROLE};
-      GRANT USAGE ON SCHEMA ${SCHEMA} TO ${APP_ROLE};
-      GRANT SELECT ON ${SCHEMA}.orders TO ${APP_ROLE};
-      ANALYZE ${SCHEMA}.orders;`);
+      ${tenantTableSql('orders', DB_NAME, APP_ROLE)}`);
     const ids = await db.query(`SELECT id::text FROM ${SCHEMA}.orders WHERE tenant_id = $1 ORDER BY id LIMIT 1000`, [TENANTS[0]]);
     const version = await db.query('SHOW server_version');
     return { adminDbUrl, appUrl, ids: ids.rows.map((r) => r.id), serverVersion: version.rows[0].server_version };
@@ -65,7 +58,15 @@ async function loadFixture(adminUrl) {
 async function openBuild(label, dist, appUrl) {
   const { createDatabase } = require(path.join(dist, 'db', 'create-database.js'));
   const pool = new Pool({ connectionString: appUrl, max: 1 });
-  const db = createDatabase(pool, { statementTimeoutMs: STATEMENT_TIMEOUT_MS, preparedStatements: true, schemas: [SCHEMA], extraSearchPath: ['public'] });
+  // Builds since the PgBouncer fallback take a NamedStatements switch; older ones read preparedStatements.
+  let namedStatements;
+  try {
+    const { NamedStatements } = require(path.join(dist, 'db', 'named-statements.js'));
+    namedStatements = new NamedStatements(true, 'preparedStatements: false');
+  } catch {
+    namedStatements = undefined;
+  }
+  const db = createDatabase(pool, { statementTimeoutMs: STATEMENT_TIMEOUT_MS, preparedStatements: true, namedStatements, schemas: [SCHEMA], extraSearchPath: ['public'] });
   const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
   const pid = rows[0].pid;
   const backendMicros = () => {
