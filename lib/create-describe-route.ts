@@ -15,6 +15,7 @@ import { fullAccess, type CallerAccess } from './describe/caller-access';
 import { databaseTypes } from './describe/database-types';
 import { openApiDocument } from './describe/openapi-document';
 import type { ResolvedConfig } from './config/resolved-config';
+import { GatewayError } from './errors/gateway-error';
 import { sendJson } from './http/send-error';
 import type { GatewayRequest } from './pipeline/gateway-request';
 import type { BaseContext, Stages } from './pipeline/stage-types';
@@ -69,6 +70,10 @@ export function createDescribeRoute(deps: {
     },
     async respond(ctx, res, mountPath) {
       const identity = await deps.auth(ctx);
+      // Nothing narrows or shapes the document: a parameter is a mistake, not something to ignore.
+      if (ctx.request.query.length > 0) {
+        throw new GatewayError('PARSE_ERROR', 'The OpenAPI document takes no query parameters.', { details: { parameter: ctx.request.query[0]![0] } });
+      }
       const access = describeAccess({ access: deps.access, legacy: deps.legacy }, identity);
       let bySchema = documents.get(ctx.schema);
       if (bySchema === undefined) documents.set(ctx.schema, (bySchema = new Map()));

@@ -8,7 +8,9 @@
  * view: every table, column and callable function of the exposed schemas, no access policy
  * applied (a caller's own, filtered document is at GET /{mount}/). Never: starts a server.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { resolveConfig } from '../config/resolve-config';
 import { createGateway, type Gateway } from '../create-gateway';
 import { messageOf } from './serve';
 
@@ -30,8 +32,13 @@ export function printTypes(opts: DescribeOptions): Promise<number> {
 async function describeWith(opts: DescribeOptions, make: (gateway: Gateway) => Promise<string>): Promise<number> {
   let gateway: Gateway;
   try {
-    // No listener is started: schema reload would only keep the process alive.
-    gateway = createGateway({ configFile: opts.configFile, reloadListen: false, schemaPollS: 0 });
+    // No listener is started: schema reload would only keep the process alive. Nothing is served
+    // either, so a config without a token key (JWT_SECRET comes from the serving environment) is
+    // given a throwaway one instead of failing for a key it will never use.
+    const base = { configFile: opts.configFile, reloadListen: false, schemaPollS: 0 };
+    const probe = resolveConfig({ ...base, requireAuth: false });
+    const noKey = probe.jwtSecret === undefined && probe.jwtPublicKeyPath === undefined && probe.jwksUrl === undefined;
+    gateway = createGateway({ ...base, ...(noKey ? { jwtSecret: randomBytes(32).toString('hex') } : {}) });
   } catch (err) {
     return fail(messageOf(err));
   }
