@@ -48,6 +48,7 @@ import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
+import { createDescribeRoute } from './create-describe-route';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
@@ -74,6 +75,14 @@ export interface Gateway extends Router {
   close(): Promise<void>;
   /** The frozen, resolved configuration (secrets are non-enumerable). */
   readonly config: ResolvedConfig;
+  /**
+   * The OpenAPI 3.1 document of every table, column and callable function, no policy applied
+   * (what `tablegate openapi` prints; callers get their own at `GET /{mount}/`, docs/openapi.md).
+   * Waits for `ready`.
+   */
+  openApi(serverUrl?: string): Promise<Record<string, unknown>>;
+  /** The TypeScript `Database` types of the same (`tablegate gen types`, docs/openapi.md). Waits for `ready`. */
+  typeScript(): Promise<string>;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -93,6 +102,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     execute: createExecuteStage(),
   };
   const stages = applyStageOverrides(defaults, options.stages);
+  const functionAllowList = config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath);
+  const describe = createDescribeRoute({ config, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
@@ -221,6 +232,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       const primaryOnly = readsFromPrimary(request);
       const ctx: GatewayContext = { request, config, schema: schema!, db: replicas?.database(primaryOnly) ?? db };
       res.locals.gateway = ctx;
+      if (describe.matches(request, ctx.schema)) {
+        route = 'openapi';
+        await describe.respond(ctx, res, req.baseUrl);
+        return;
+      }
       const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
       // Answered 503 by a drain that timed out: the response is gone.
       if (ticket.aborted) return;
@@ -278,6 +294,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     async reloadSchema(): Promise<void> {
       await whenStarted();
       await discover();
+    },
+    async openApi(serverUrl = '/api'): Promise<Record<string, unknown>> {
+      await whenStarted();
+      return describe.openApi(schema!, serverUrl);
+    },
+    async typeScript(): Promise<string> {
+      await whenStarted();
+      return describe.typeScript(schema!);
     },
     close(): Promise<void> {
       // Every caller waits for the same drain; refusing new requests starts synchronously.

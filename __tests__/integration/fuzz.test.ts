@@ -89,7 +89,7 @@ function problem(req: FuzzRequest, res: Answer): string | undefined {
     if (!entry) return `code ${String(body.code)} not in the catalogue`;
     if (entry.status !== res.status) return `code ${String(body.code)} has status ${entry.status}, answered ${res.status}`;
     if (typeof body.message !== 'string' || body.message === '') return 'error without a message';
-  } else if (!('data' in body)) return 'success without data';
+  } else if (!('data' in body) && !('openapi' in body)) return 'success without data'; // GET /api/ is the OpenAPI document
   return undefined;
 }
 

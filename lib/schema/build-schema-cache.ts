@@ -9,7 +9,7 @@
  * between two introspection queries): rows that do not fit are skipped.
  */
 import type { RawColumn, RawConstraint, RawFunction, RawRelation, RawSchema } from './introspect';
-import type { Column, DbFunction, ForeignKey, FunctionArg, ResultColumn, SchemaCache, Table, UniqueKey } from './schema-types';
+import type { Column, DbFunction, ForeignKey, FunctionArg, PgType, ResultColumn, SchemaCache, Table, UniqueKey } from './schema-types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -75,6 +75,9 @@ function newDraft(raw: RawRelation): Draft {
     ...draft,
     rlsEnabled: raw.rlsEnabled,
     rlsForced: raw.rlsForced,
+    ...(raw.updatableEvents === undefined
+      ? {}
+      : { writes: Object.freeze({ insert: (raw.updatableEvents & 8) !== 0, update: (raw.updatableEvents & 4) !== 0, delete: (raw.updatableEvents & 16) !== 0 }) }),
   };
   return { table, ...draft };
 }
@@ -233,11 +236,18 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
     .map(toFunction)
     .filter((f): f is DbFunction => f !== null);
 
+  const types = new Map<number, PgType>();
+  for (const t of raw.types ?? []) {
+    const attributes = Object.freeze(t.attributes.map(([name, typeOid]) => Object.freeze({ name, typeOid })));
+    types.set(t.oid, Object.freeze({ ...t, labels: Object.freeze([...t.labels]), attributes }));
+  }
+
   return Object.freeze({
     schemas: Object.freeze([...order.keys()]),
     tables: Object.freeze(tables),
     tablesByName: lockMap(tablesByName),
     functions: Object.freeze(functions),
     loadedAt: new Date(),
+    ...(raw.types === undefined ? {} : { types: lockMap(types) }),
   });
 }

@@ -1,8 +1,8 @@
 /**
  * Reads the system catalogs of the configured schemas into plain rows (`RawSchema`).
  *
- * In: a queryable (pool or client) and the schema names. Out: four lists of rows, one per
- * catalog query, whatever the number of tables. It never filters by privilege: PostgreSQL
+ * In: a queryable (pool or client) and the schema names. Out: five lists of rows, one per
+ * catalog query (the types' query is in introspect-types.ts), whatever the number of tables. It never filters by privilege: PostgreSQL
  * enforces GRANTs and RLS at query time, and a table the role cannot read still deserves a 403
  * rather than a 404. Cross-linking and freezing happen in `buildSchemaCache`.
  *
@@ -11,6 +11,8 @@
  * pg_namespace; format_type() and pg_get_function_identity_arguments() are in "System Information
  * Functions and Operators" (https://www.postgresql.org/docs/current/functions-info.html).
  */
+
+import { introspectTypes, type RawType } from './introspect-types';
 
 export interface Queryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
@@ -24,6 +26,8 @@ export interface RawRelation {
   readonly kind: string;
   readonly rlsEnabled: boolean;
   readonly rlsForced: boolean;
+  /** `pg_relation_is_updatable(oid, true)`: the bits 8 INSERT, 4 UPDATE, 16 DELETE; absent in hand-made rows. */
+  readonly updatableEvents?: number;
 }
 
 export interface RawColumn {
@@ -97,6 +101,8 @@ export interface RawSchema {
   readonly columns: readonly RawColumn[];
   readonly constraints: readonly RawConstraint[];
   readonly functions: readonly RawFunction[];
+  /** The types the columns and functions use (introspect-types.ts); absent in hand-made rows. */
+  readonly types?: readonly RawType[];
 }
 
 // Shared filter: the relations the API can expose. `name = text` comparison needs PostgreSQL 12+,
@@ -108,7 +114,8 @@ const RELATION_FILTER = `
 
 const RELATIONS_SQL = `
 SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
-       c.relrowsecurity AS rls_enabled, c.relforcerowsecurity AS rls_forced
+       c.relrowsecurity AS rls_enabled, c.relforcerowsecurity AS rls_forced,
+       pg_relation_is_updatable(c.oid, true) AS updatable_events
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE ${RELATION_FILTER}
@@ -225,7 +232,7 @@ WHERE n.nspname = ANY($1::text[])
 ORDER BY array_position($1::text[], n.nspname::text), p.proname, p.oid`;
 
 /** The number of round trips `introspect` makes, for benchmarks and logs. */
-export const INTROSPECTION_QUERY_COUNT = 4;
+export const INTROSPECTION_QUERY_COUNT = 5;
 
 // Explicit conversions: a host pool may carry its own type parsers (e.g. oid as string).
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
@@ -234,13 +241,15 @@ const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
 export async function introspect(db: Queryable, schemas: readonly string[]): Promise<RawSchema> {
   const params = [[...schemas]];
   // Independent queries: on a pool they run side by side; on a single client pg queues them.
-  const [relations, columns, constraints, functions] = await Promise.all([
+  const [relations, columns, constraints, functions, types] = await Promise.all([
     db.query(RELATIONS_SQL, params),
     db.query(COLUMNS_SQL, params),
     db.query(CONSTRAINTS_SQL, params),
     db.query(FUNCTIONS_SQL, params),
+    introspectTypes(db, schemas),
   ]);
   return {
+    types,
     relations: relations.rows.map(
       (r): RawRelation => ({
         oid: Number(r.oid),
@@ -249,6 +258,7 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
         kind: str(r.kind),
         rlsEnabled: r.rls_enabled === true,
         rlsForced: r.rls_forced === true,
+        updatableEvents: Number(r.updatable_events ?? 0),
       }),
     ),
     columns: columns.rows.map(

@@ -68,6 +68,12 @@ export interface Table {
   readonly referencedBy: readonly ForeignKey[];
   readonly rlsEnabled: boolean;
   readonly rlsForced: boolean;
+  /**
+   * Which writes PostgreSQL accepts on the relation (`pg_relation_is_updatable`, INSTEAD OF
+   * triggers counted): a view that is not auto-updatable, or a materialized view, takes none.
+   * Absent in a cache built without it. Used by the API descriptions (docs/openapi.md).
+   */
+  readonly writes?: { readonly insert: boolean; readonly update: boolean; readonly delete: boolean };
 }
 
 export interface FunctionArg {
@@ -123,4 +129,29 @@ export interface SchemaCache {
   readonly tablesByName: ReadonlyMap<string, Table>;
   readonly functions: readonly DbFunction[];
   readonly loadedAt: Date;
+  /**
+   * The types the exposed columns and functions use, by oid (array elements, domain bases and
+   * composite attributes included), for describing the API (docs/openapi.md). Absent in a cache
+   * built without them: descriptions then fall back to each column's category.
+   */
+  readonly types?: ReadonlyMap<number, PgType>;
+}
+
+/** One PostgreSQL type as the API descriptions need it (lib/describe/json-schema-of-type.ts). */
+export interface PgType {
+  readonly oid: number;
+  readonly schema: string;
+  readonly name: string;
+  /** `pg_type.typtype`: 'b' base, 'c' composite, 'd' domain, 'e' enum, 'p' pseudo, 'r' range, 'm' multirange. */
+  readonly typtype: string;
+  /** `pg_type.typcategory`. */
+  readonly category: string;
+  /** Arrays: the element type's oid; else null. */
+  readonly elementOid: number | null;
+  /** Domains: the base type's oid; else null. */
+  readonly baseOid: number | null;
+  /** Enums: the labels in sort order. */
+  readonly labels: readonly string[];
+  /** Composites: the attributes in order. */
+  readonly attributes: readonly { readonly name: string; readonly typeOid: number }[];
 }

@@ -3,7 +3,7 @@
  * "Which code may import what"). Plain Node (fs, path), no dependency.
  * - A stage (lib/stages/<stage>/) imports no file of another stage.
  * - The floors below the stages (pipeline/, command/, db/, http/, config/, schema/, errors/, sql/,
- *   ops/) import no file under stages/.
+ *   ops/, describe/) import no file under stages/.
  * - A file whose name contains "render" imports no compile file.
  * - No import cycle, type-only imports included.
  * - No comment cites a document outside the repository ("contract §", "gateway spec").
@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const lowerFloors: readonly string[] = ['pipeline', 'command', 'db', 'http', 'config', 'schema', 'errors', 'sql', 'ops'];
+export const lowerFloors: readonly string[] = ['pipeline', 'command', 'db', 'http', 'config', 'schema', 'errors', 'sql', 'ops', 'describe'];
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 const OUTSIDE_CITATION = /contract §|gateway[- ]spec/gi;
