@@ -107,12 +107,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const db = createDatabase(pool, { ...config, namedStatements });
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
   const replicas = createReadRouting(config, pool, db, options.gss);
-  const metrics = new Metrics(options.metrics ?? {}, {
-    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length },
-    connection: () => connection?.stats,
-    ...(replicas ? { replicas: () => replicas.status() } : {}),
-  });
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
@@ -179,6 +173,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Last: a start that reruns (the database was unreachable) never started the replicas.
     await replicas?.start();
   };
+  // Last of the things that can throw at creation: a host registry keeps no series of a gateway
+  // that was never made.
+  const metrics = new Metrics(options.metrics ?? {}, {
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length },
+    connection: () => connection?.stats,
+    ...(replicas ? { replicas: () => replicas.status() } : {}),
+  });
   const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
   ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
