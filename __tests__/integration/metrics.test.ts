@@ -230,6 +230,13 @@ describe('a host registry (metrics: { registry })', () => {
     expect(parseScrape(await registry.metrics()).value('tablegate_requests_total', { route: 'list', status_class: '2xx' })).toBe(1);
   });
 
+  it('keeps nothing in the host registry when createGateway throws', () => {
+    const registry = new Registry();
+    const options = { databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['reload'], metrics: { registry } };
+    expect(() => createGateway({ ...options, reloadDatabaseUrl: 'postgres://gateway@localhost/app?sslmode=bogus' })).toThrow(GatewayConfigError);
+    expect(registry.getMetricsAsArray()).toHaveLength(0);
+  });
+
   it('adds the process metrics to a host registry only when asked', async () => {
     const registry = new Registry();
     await start({ metrics: { registry, defaultMetrics: true } });
