@@ -24,16 +24,17 @@ import { trackCheckedOutClients } from './db/checked-out-clients';
 import { NamedStatements } from './db/named-statements';
 import { probeNamedStatements } from './db/probe-named-statements';
 import { GatewayConfigError } from './errors/gateway-config-error';
-import { GatewayError } from './errors/gateway-error';
+import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { isSchemaDrift } from './errors/sqlstate-meaning';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
 import { sendError, sendJson } from './http/send-error';
+import { serverTiming } from './http/server-timing';
 import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
-import { Metrics } from './ops/metrics';
+import { Metrics, type ReloadReason } from './ops/metrics';
 import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
@@ -55,6 +56,7 @@ import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
 import { applyStageOverrides, runPipeline } from './pipeline/run-pipeline';
+import { measuredDatabase, newRequestMeasures } from './pipeline/request-measures';
 import type { GatewayContext, Stages } from './pipeline/stage-types';
 
 const log = createDebug('tablegate:gateway');
@@ -116,7 +118,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const db = createDatabase(pool, { ...config, namedStatements });
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
   const replicas = createReadRouting(config, pool, db, options.gss);
-  const metrics = new Metrics();
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
@@ -126,7 +127,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
   // install its result, so an older, slower read of the catalog never overwrites a newer one.
   let generation = 0;
-  const discover = async (reason = 'manual'): Promise<void> => {
+  const discover = async (reason: ReloadReason = 'manual'): Promise<void> => {
     const mine = ++generation;
     let loaded: SchemaCache;
     try {
@@ -183,6 +184,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Last: a start that reruns (the database was unreachable) never started the replicas.
     await replicas?.start();
   };
+  // Last of the things that can throw at creation: a host registry keeps no series of a gateway
+  // that was never made.
+  const metrics = new Metrics(options.metrics ?? {}, {
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length },
+    connection: () => connection?.stats,
+    ...(replicas ? { replicas: () => replicas.status() } : {}),
+  });
   const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
   ready.catch((err: unknown) => log('not ready: %s', err instanceof Error ? err.message : String(err)));
@@ -213,10 +222,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     let route = 'unknown';
-    const ticket = drain.enter(() => sendError(res, shuttingDown('The gateway shut down before the request finished.'), requestId));
+    // Time in auth and the database, filled in along the way (docs/architecture.md#metrics).
+    const measures = newRequestMeasures();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    // Set just before each answer is written, so that `total` covers the request's whole work.
+    const timing = (): void => {
+      if (config.serverTiming && !res.headersSent) res.setHeader('Server-Timing', serverTiming(measures, seconds() * 1000));
+    };
+    const ticket = drain.enter(() => (timing(), sendError(res, shuttingDown('The gateway shut down before the request finished.'), requestId)));
     if (ticket === undefined) {
+      timing();
       sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
-      metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
       return;
     }
     try {
@@ -230,7 +247,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
       }
       const primaryOnly = readsFromPrimary(request);
-      const ctx: GatewayContext = { request, config, schema: schema!, db: replicas?.database(primaryOnly) ?? db };
+      const ctx: GatewayContext = { request, config, schema: schema!, db: measuredDatabase(replicas?.database(primaryOnly) ?? db, measures), measures };
       res.locals.gateway = ctx;
       if (describe.matches(request, ctx.schema)) {
         route = 'openapi';
@@ -244,6 +261,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       showPattern(res, ctx);
       const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
       res.statusCode = rendered.status;
+      timing();
       if (rendered.body === null) res.end();
       else sendJson(res, rendered.body);
     } catch (err) {
@@ -254,10 +272,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         showPattern(res, ctx);
       }
       if (isSchemaDrift(err)) reloadAfterDrift();
+      if (isGatewayError(err) && err.code === 'RATE_LIMITED') metrics.rateLimited(route);
+      timing();
       sendError(res, err, requestId);
     } finally {
       ticket.leave();
-      metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
     }
   };
 
@@ -279,7 +299,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     adminToken: config.adminToken,
     pool,
     metrics,
-    connection: () => connection?.stats,
     schema: () => schema,
     startedAt: Date.now(),
     draining: () => drain.draining,
@@ -314,6 +333,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (aborted > 0) log('drain timeout: %d request(s) answered 503', aborted);
         await replicas?.close();
         unguardPool?.();
+        metrics.close();
         if (!ownsPool) return;
         // end() first: it stops serving requests still queued for a connection; then the
         // statements of aborted requests are cut off so that end() can finish.

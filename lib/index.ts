@@ -1,6 +1,6 @@
 export { createGateway } from './create-gateway';
 export type { Gateway } from './create-gateway';
-export type { GatewayOptions } from './config/gateway-options';
+export type { GatewayOptions, MetricsOptions } from './config/gateway-options';
 export type { ResolvedConfig } from './config/resolved-config';
 export type { GssOptions, GssContext, GssContextFactory, GssToken, GssTokenCallback } from './db/connection/gss/gss-options';
 export { GatewayError } from './errors/gateway-error';

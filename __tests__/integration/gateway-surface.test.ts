@@ -5,6 +5,7 @@
 import express from 'express';
 import request from 'supertest';
 import { createGateway, GatewayError, type Gateway } from '../../lib';
+import { parseScrape } from '../support/scrape';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET } from '../support/test-database';
 
 type TestDb = Awaited<ReturnType<typeof createTestDatabase>>;
@@ -126,7 +127,7 @@ describe('admin endpoints', () => {
     expect(JSON.stringify(health.body)).not.toContain('admin-token');
     const metrics = await request(app).get('/metrics').set('Authorization', 'Bearer admin-token-0123456789');
     expect(metrics.status).toBe(200);
-    expect(metrics.text).toMatch(/tablegate_requests_total\{route="list",status="200"\} 1/);
+    expect(parseScrape(metrics.text).value('tablegate_requests_total', { route: 'list', status_class: '2xx' })).toBe(1);
   });
 });
 

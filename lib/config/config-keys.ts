@@ -89,6 +89,10 @@ const gatewayRows = {
     key: 'admin_token', schema: text, default: undefined, secret: true, example: 'change-me',
     description: 'Bearer token required by /metrics and /health/internal; unset = open (restrict by network).',
   },
+  serverTiming: {
+    key: 'server_timing', schema: flag, default: true, secret: false,
+    description: 'Send `Server-Timing: auth;dur=…, db;dur=…, total;dur=…` (ms) on every gateway response; false = never.',
+  },
   allowListPath: {
     key: 'allow_list_path', schema: text, default: undefined, secret: false, isPath: true, example: 'allow-list.txt',
     description: 'Query allow-list file; when set, query patterns not listed are rejected (403).',

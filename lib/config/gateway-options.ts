@@ -5,6 +5,7 @@
  * setting at its default.
  */
 import type { Pool } from 'pg';
+import type { Registry } from 'prom-client';
 import type { GssOptions } from '../db/connection/gss/gss-options';
 import type { StageOverrides } from '../pipeline/stage-types';
 import type { ResolvedConfig } from './resolved-config';
@@ -18,6 +19,16 @@ export interface AccessOptions {
   readonly policy?: Readonly<Record<string, unknown>>;
 }
 
+/** Where the gateway's Prometheus metrics go (docs/configuration.md, "Options form"). */
+export interface MetricsOptions {
+  /** A prom-client Registry of the host's: the gateway registers its series there. Default: one of its own. */
+  readonly registry?: Registry;
+  /** Start of every metric name; default `tablegate_`. Two gateways sharing a registry need different ones. */
+  readonly prefix?: string;
+  /** prom-client's process metrics: default on with the gateway's own registry, off with a host's. */
+  readonly defaultMetrics?: boolean;
+}
+
 export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> {
   /** An existing node-postgres pool; the gateway uses it and never ends it. Replaces `databaseUrl`. */
   readonly pool?: Pool;
@@ -28,4 +39,6 @@ export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> 
   readonly stages?: StageOverrides;
   /** GSSAPI token source for `gss_provider=callback` or `custom` in database_url (docs/security.md). */
   readonly gss?: GssOptions;
+  /** Prometheus metrics: a host registry to merge them into, a name prefix (programmatic only). */
+  readonly metrics?: MetricsOptions;
 }

@@ -29,6 +29,7 @@ const nonConfigOptions: Readonly<Record<string, Readonly<Record<string, unknown>
   configFile: { type: 'string', minLength: 1 },
   stages: { type: 'object' },
   gss: { type: 'object' }, // shape checked with database_url, in lib/db/connection
+  metrics: true, // a prom-client Registry inside: checked by shape below
 };
 
 // Compiled once at module load; resolveConfig only runs it.
@@ -62,6 +63,7 @@ export function resolveConfig(options: GatewayOptions = {}, env: NodeJS.ProcessE
   checkPool(given['pool']);
   checkRateLimitStore(given['rateLimit']);
   checkStages(given['stages']);
+  checkMetrics(given['metrics']);
 
   const file = typeof given['configFile'] === 'string' ? loadConfigFile(given['configFile']) : undefined;
   const givenAccess = (given['access'] ?? {}) as Record<string, unknown>;
@@ -312,6 +314,31 @@ function checkStages(stages: unknown): void {
     if (typeof stage !== 'function') {
       throw new GatewayConfigError(`option \`stages.${name}\` must be a function (ctx, defaultStage) => result`, `stages.${name}`);
     }
+  }
+}
+
+const metricsKeys = ['registry', 'prefix', 'defaultMetrics'];
+
+/** `metrics: { registry?, prefix?, defaultMetrics? }` (docs/configuration.md, "Options form"). */
+function checkMetrics(metrics: unknown): void {
+  if (metrics === undefined) return;
+  if (!isRecord(metrics)) throw new GatewayConfigError('option `metrics` must be an object { registry?, prefix?, defaultMetrics? }', 'metrics');
+  for (const key of Object.keys(metrics)) {
+    if (metricsKeys.includes(key)) continue;
+    const guess = nearestName(key, metricsKeys);
+    throw new GatewayConfigError(`unknown option \`metrics.${key}\`; ${guess !== undefined ? `did you mean \`metrics.${guess}\`?` : `the keys are ${metricsKeys.join(', ')}`}`, `metrics.${key}`);
+  }
+  const { registry, prefix, defaultMetrics } = metrics;
+  const r = registry as Record<string, unknown> | null | undefined;
+  if (registry !== undefined && (typeof r !== 'object' || r === null || !['registerMetric', 'getSingleMetric', 'removeSingleMetric', 'metrics'].every((m) => typeof r[m] === 'function'))) {
+    throw new GatewayConfigError('option `metrics.registry` must be a prom-client Registry (new Registry() or the `register` export of prom-client)', 'metrics.registry');
+  }
+  // A Prometheus metric name starts with a letter, `_` or `:`; the gateway's names follow the prefix.
+  if (prefix !== undefined && (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix))) {
+    throw new GatewayConfigError(`option \`metrics.prefix\` must be the start of a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), e.g. 'orders_' (got ${describeGot(prefix, false)})`, 'metrics.prefix');
+  }
+  if (defaultMetrics !== undefined && typeof defaultMetrics !== 'boolean') {
+    throw new GatewayConfigError(`option \`metrics.defaultMetrics\` must be true or false (got ${describeGot(defaultMetrics, false)})`, 'metrics.defaultMetrics');
   }
 }
 

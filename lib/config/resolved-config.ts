@@ -27,6 +27,8 @@ export interface ResolvedConfig {
   /** Searched after `schemas` in every request's transaction-local `search_path`. */
   readonly extraSearchPath: readonly string[];
   readonly adminToken: string | undefined;
+  /** Send `Server-Timing: auth, db, total` on every gateway response. */
+  readonly serverTiming: boolean;
   readonly allowListPath: string | undefined;
   readonly policy: string | undefined;
   readonly policyPath: string | undefined;

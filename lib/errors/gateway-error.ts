@@ -12,11 +12,13 @@ export class GatewayError extends Error {
   readonly hint: string | undefined;
   /** Extra response headers (`WWW-Authenticate`, `Retry-After`). */
   readonly headers: Readonly<Record<string, string>>;
+  /** One word from a fixed list saying why, for metrics only (never rendered); see auth-failure-reasons.ts. */
+  readonly reason: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: unknown; hint?: string; headers?: Record<string, string>; cause?: unknown; status?: number } = {},
+    options: { details?: unknown; hint?: string; headers?: Record<string, string>; cause?: unknown; status?: number; reason?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
@@ -25,6 +27,7 @@ export class GatewayError extends Error {
     this.details = options.details;
     this.hint = options.hint;
     this.headers = Object.freeze({ ...(options.headers ?? {}) });
+    this.reason = options.reason;
   }
 
   /** The error body of docs/errors.md. */

@@ -11,19 +11,15 @@ import { sendError, sendJson } from '../http/send-error';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SchemaCache } from '../schema/schema-types';
-import type { ConnectionStats } from '../db/connection/connection-stats';
 import type { ReplicaStatus } from '../db/replica-set';
 import { version } from '../version';
 import type { Metrics } from './metrics';
-import { renderReplicaMetrics } from './replica-metrics';
 
 export interface AdminSources {
   readonly adminToken: string | undefined;
   readonly pool: pg.Pool;
   readonly metrics: Metrics;
   readonly schema: () => SchemaCache | undefined;
-  /** GSS counters of the pool the gateway created; undefined for a given pool. */
-  readonly connection?: () => ConnectionStats | undefined;
   readonly startedAt: number;
   /** True once close() began: health answers 503 so that load balancers stop sending traffic. */
   readonly draining?: () => boolean;
@@ -46,10 +42,13 @@ export function createAdminRouter(sources: AdminSources): express.Router {
 
   router.get('/metrics', (req, res) => {
     if (!guard(req, res)) return;
-    const schema = sources.schema();
-    const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length }, connection: () => sources.connection?.() });
-    res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-    res.end(body + renderReplicaMetrics(sources.replicas?.()));
+    sources.metrics.render().then(
+      ({ contentType, body }) => {
+        res.setHeader('Content-Type', contentType);
+        res.end(body);
+      },
+      (err: unknown) => sendError(res, err, randomUUID()),
+    );
   });
 
   router.get('/health/internal', (req, res) => {

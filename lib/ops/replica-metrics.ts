@@ -1,32 +1,43 @@
 /**
- * The read replicas' part of GET /metrics (Prometheus text format), kept apart from metrics.ts so
- * that it moves as one piece. Labels: `replica` is the position in read_replica_urls and `address`
- * its host:port from the configuration, so there are as many series as configured replicas, never
- * more; no request data and never a user name or password.
+ * The read replicas' series of GET /metrics (prom-client metrics read at scrape time), kept apart
+ * from metrics.ts so that they move as one piece. Labels: `replica` is the position in
+ * read_replica_urls and `address` its host:port from the configuration, so there are as many
+ * series as configured replicas, never more; no request data and never a user name or password.
  */
+import { Counter, Gauge } from 'prom-client';
 import type { ReplicaStatus } from '../db/replica-set';
 
-export function renderReplicaMetrics(replicas: readonly ReplicaStatus[] | undefined): string {
-  if (!replicas || replicas.length === 0) return '';
-  const labels = replicas.map((r, i) => `replica="${i}",address="${escapeLabel(r.host.includes(':') ? `[${r.host}]:${r.port}` : `${r.host}:${r.port}`)}"`);
-  const lines: string[] = [];
-  const family = (name: string, type: 'gauge' | 'counter', help: string, value: (r: ReplicaStatus) => number | null): void => {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    replicas.forEach((r, i) => {
-      const v = value(r);
-      // An unknown lag is left out rather than reported as 0 (which would read as "caught up").
-      if (v !== null) lines.push(`${name}{${labels[i]}} ${v}`);
-    });
-  };
-  family('tablegate_replica_up', 'gauge', '1 while the read replica is in rotation, 0 while it is out.', (r) => (r.state === 'healthy' ? 1 : 0));
-  family('tablegate_replica_lag_bytes', 'gauge', 'WAL bytes the replica has not replayed yet, at the last check.', (r) => r.lag_bytes);
-  family('tablegate_replica_lag_seconds', 'gauge', 'How far the replica is behind the primary, at the last check.', (r) => (r.lag_ms === null ? null : r.lag_ms / 1000));
-  family('tablegate_replica_connections_in_use', 'gauge', 'Connections of the replica pool checked out now.', (r) => r.in_use);
-  family('tablegate_replica_reads_total', 'counter', 'Reads the replica answered.', (r) => r.reads);
-  family('tablegate_replica_fallbacks_total', 'counter', 'Reads that failed on the replica and were answered by the primary.', (r) => r.fallbacks);
-  return `${lines.join('\n')}\n`;
-}
+type Labels = 'replica' | 'address';
 
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+export function replicaMetrics(prefix: string, replicas: () => readonly ReplicaStatus[] | undefined): (Gauge<Labels> | Counter<Labels>)[] {
+  const labelNames = ['replica', 'address'] as const;
+  const labelsOf = (r: ReplicaStatus, i: number) => ({ replica: String(i), address: r.host.includes(':') ? `[${r.host}]:${r.port}` : `${r.host}:${r.port}` });
+  const gauge = (name: string, help: string, value: (r: ReplicaStatus) => number | null) =>
+    new Gauge({
+      name: `${prefix}${name}`, help, labelNames, registers: [],
+      collect() {
+        this.reset();
+        // An unknown lag is left out rather than reported as 0 (which would read as "caught up").
+        (replicas() ?? []).forEach((r, i) => {
+          const v = value(r);
+          if (v !== null) this.set(labelsOf(r, i), v);
+        });
+      },
+    });
+  const counter = (name: string, help: string, value: (r: ReplicaStatus) => number) =>
+    new Counter({
+      name: `${prefix}${name}`, help, labelNames, registers: [],
+      collect() {
+        this.reset();
+        (replicas() ?? []).forEach((r, i) => this.inc(labelsOf(r, i), value(r)));
+      },
+    });
+  return [
+    gauge('replica_up', '1 while the read replica is in rotation, 0 while it is out.', (r) => (r.state === 'healthy' ? 1 : 0)),
+    gauge('replica_lag_bytes', 'WAL bytes the replica has not replayed yet, at the last check.', (r) => r.lag_bytes),
+    gauge('replica_lag_seconds', 'How far the replica is behind the primary, at the last check.', (r) => (r.lag_ms === null ? null : r.lag_ms / 1000)),
+    gauge('replica_connections_in_use', 'Connections of the replica pool checked out now.', (r) => r.in_use),
+    counter('replica_reads_total', 'Reads the replica answered.', (r) => r.reads),
+    counter('replica_fallbacks_total', 'Reads that failed on the replica and were answered by the primary.', (r) => r.fallbacks),
+  ];
 }

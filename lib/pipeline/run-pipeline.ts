@@ -4,14 +4,17 @@
  * `admit`, when given, runs once the caller and the command are known (after `parse`) and before
  * `policy`: the rate limit (docs/scaling-out.md#rate-limits) refuses a request by throwing there.
  * In: the stages and a context with the request. Out: the result, and the context filled in.
+ * With `ctx.measures`, the auth stage's time and its failure reason are recorded there.
  * Never: validates `options.stages` (resolveConfig did, once, at construction).
  */
+import { authFailureReasonOf } from './auth-failure-reasons';
+import type { Identity } from './identity';
 import type { Result } from './result';
 import { stageNames } from './stage-names';
 import type { CommandContext, GatewayContext, StageOverrides, Stages } from './stage-types';
 
 export async function runPipeline(stages: Stages, ctx: GatewayContext, admit?: (ctx: CommandContext) => Promise<void>): Promise<Result> {
-  const withIdentity = Object.assign(ctx, { identity: await stages.auth(ctx) });
+  const withIdentity = Object.assign(ctx, { identity: await authenticate(stages, ctx) });
   const parsed = Object.assign(withIdentity, { command: await stages.parse(withIdentity) });
   if (admit) await admit(parsed);
   parsed.command = await stages.policy(parsed);
@@ -20,6 +23,20 @@ export async function runPipeline(stages: Stages, ctx: GatewayContext, admit?: (
   const result = await stages.execute(planned);
   ctx.result = result;
   return result;
+}
+
+async function authenticate(stages: Stages, ctx: GatewayContext): Promise<Identity> {
+  const measures = ctx.measures;
+  if (measures === undefined) return stages.auth(ctx);
+  const started = performance.now();
+  try {
+    return await stages.auth(ctx);
+  } catch (err) {
+    measures.authFailure = authFailureReasonOf(err);
+    throw err;
+  } finally {
+    measures.authMs += performance.now() - started;
+  }
 }
 
 /**

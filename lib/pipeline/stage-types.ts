@@ -12,6 +12,7 @@ import type { Identity } from './identity';
 import type { Database } from './database';
 import type { Plan } from './plan';
 import type { Result } from './result';
+import type { RequestMeasures } from './request-measures';
 import type { StageName } from './stage-names';
 
 export interface BaseContext {
@@ -35,6 +36,8 @@ export interface GatewayContext extends BaseContext {
   command?: Command;
   plan?: Plan;
   result?: Result;
+  /** Time in auth and the database, for metrics and Server-Timing; runPipeline fills in auth. */
+  measures?: RequestMeasures;
 }
 
 type MaybePromise<T> = T | Promise<T>;

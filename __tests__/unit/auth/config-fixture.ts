@@ -11,6 +11,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     schemas: ['public'],
     extraSearchPath: ['public'],
     adminToken: undefined,
+    serverTiming: true,
     allowListPath: undefined,
     policy: undefined,
     policyPath: undefined,

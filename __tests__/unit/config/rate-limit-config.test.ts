@@ -104,3 +104,23 @@ describe('the rateLimit option', () => {
     expect(resolveConfig({ databaseUrl: url, rateLimit: { requests: 3, windowS: 2, store: undefined as never } }, noEnv).rateLimit).toEqual({ requests: 3, windowS: 2, store: 'memory' });
   });
 });
+
+describe('server_timing', () => {
+  it('is on by default and turned off in gw.toml or by the option', () => {
+    expect(resolveConfig({ databaseUrl: url }, noEnv).serverTiming).toBe(true);
+    expect(fromFile('server_timing = false').resolve().serverTiming).toBe(false);
+    expect(resolveConfig({ databaseUrl: url, serverTiming: false }, noEnv).serverTiming).toBe(false);
+    expect(errorOf(() => fromFile('server_timing = "no"').resolve()).message).toMatch(/`server_timing` in \[gateway\] of .* must be true or false \(got "no"\)/);
+  });
+});
+
+describe('the metrics option', () => {
+  it('is checked key by key, fail closed', () => {
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, metrics: { prefx: 'a_' } }), noEnv)).message).toBe('unknown option `metrics.prefx`; did you mean `metrics.prefix`?');
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, metrics: { labels: {} } }), noEnv)).key).toBe('metrics.labels');
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, metrics: { registry: { metrics: () => '' } } }), noEnv)).key).toBe('metrics.registry');
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, metrics: { prefix: '1abc' } }), noEnv)).key).toBe('metrics.prefix');
+    expect(errorOf(() => resolveConfig(untyped({ databaseUrl: url, metrics: null }), noEnv)).key).toBe('metrics');
+    expect(() => resolveConfig(untyped({ databaseUrl: url, metrics: { prefix: 'orders_', defaultMetrics: false } }), noEnv)).not.toThrow();
+  });
+});

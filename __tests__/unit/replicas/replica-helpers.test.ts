@@ -10,7 +10,8 @@ import { lagOf, parseLsn } from '../../../lib/db/replica-lag';
 import type { ReplicaStatus } from '../../../lib/db/replica-set';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { readsFromPrimary } from '../../../lib/http/read-primary-header';
-import { renderReplicaMetrics } from '../../../lib/ops/replica-metrics';
+import { Registry } from 'prom-client';
+import { replicaMetrics } from '../../../lib/ops/replica-metrics';
 import { testRequest } from '../auth/request-fixture';
 
 describe('parseLsn', () => {
@@ -147,26 +148,45 @@ describe('replicaAddress', () => {
   });
 });
 
-describe('renderReplicaMetrics', () => {
+describe('replicaMetrics', () => {
   const status = (over: Partial<ReplicaStatus>): ReplicaStatus => ({
     host: '127.0.0.1', port: 5433, state: 'healthy', reason: null, lag_bytes: 0, lag_ms: 0, in_use: 2,
     retry_in_s: null, reads: 7, fallbacks: 1, last_error: null, ...over,
   });
+  /** name -> the series' labels and values, read through prom-client's own JSON form. */
+  async function scrape(replicas: readonly ReplicaStatus[] | undefined) {
+    const registry = new Registry();
+    for (const metric of replicaMetrics('tablegate_', () => replicas)) registry.registerMetric(metric);
+    const json = await registry.getMetricsAsJSON();
+    return { json, values: (name: string) => json.find((m) => m.name === name)?.values.map((v) => ({ labels: v.labels, value: v.value })) };
+  }
 
-  it('is empty without replicas', () => {
-    expect(renderReplicaMetrics(undefined)).toBe('');
-    expect(renderReplicaMetrics([])).toBe('');
+  it('has no series without replicas', async () => {
+    const { json } = await scrape(undefined);
+    expect(json.every((m) => m.values.length === 0)).toBe(true);
+    expect((await scrape([])).json.every((m) => m.values.length === 0)).toBe(true);
   });
 
-  it('has one series per replica, labelled by position and configured address; unknown lag is left out', () => {
-    const text = renderReplicaMetrics([status({}), status({ host: '::1', port: 5434, state: 'out', reason: 'unreachable', lag_bytes: null, lag_ms: null, in_use: 0 })]);
-    expect(text).toContain('tablegate_replica_up{replica="0",address="127.0.0.1:5433"} 1');
-    expect(text).toContain('tablegate_replica_up{replica="1",address="[::1]:5434"} 0');
-    expect(text).toContain('tablegate_replica_lag_bytes{replica="0",address="127.0.0.1:5433"} 0');
-    expect(text).not.toContain('tablegate_replica_lag_bytes{replica="1"');
-    expect(text).toContain('tablegate_replica_connections_in_use{replica="0",address="127.0.0.1:5433"} 2');
-    expect(text).toContain('tablegate_replica_reads_total{replica="0",address="127.0.0.1:5433"} 7');
-    expect(text).toContain('tablegate_replica_fallbacks_total{replica="0",address="127.0.0.1:5433"} 1');
-    expect(text).toContain('# TYPE tablegate_replica_reads_total counter');
+  it('has one series per replica, labelled by position and configured address; unknown lag is left out', async () => {
+    const { json, values } = await scrape([status({}), status({ host: '::1', port: 5434, state: 'out', reason: 'unreachable', lag_bytes: null, lag_ms: null, in_use: 0 })]);
+    const first = { replica: '0', address: '127.0.0.1:5433' };
+    const second = { replica: '1', address: '[::1]:5434' };
+    expect(values('tablegate_replica_up')).toEqual([{ labels: first, value: 1 }, { labels: second, value: 0 }]);
+    expect(values('tablegate_replica_lag_bytes')).toEqual([{ labels: first, value: 0 }]);
+    expect(values('tablegate_replica_lag_seconds')).toEqual([{ labels: first, value: 0 }]);
+    expect(values('tablegate_replica_connections_in_use')).toEqual([{ labels: first, value: 2 }, { labels: second, value: 0 }]);
+    expect(values('tablegate_replica_reads_total')).toEqual([{ labels: first, value: 7 }, { labels: second, value: 7 }]);
+    expect(values('tablegate_replica_fallbacks_total')).toEqual([{ labels: first, value: 1 }, { labels: second, value: 1 }]);
+    expect(json.find((m) => m.name === 'tablegate_replica_reads_total')?.type).toBe('counter');
+  });
+
+  it('follows the replicas from one scrape to the next (a counter is the total kept by the replica set)', async () => {
+    let reads = 3;
+    const registry = new Registry();
+    for (const metric of replicaMetrics('tablegate_', () => [status({ reads })])) registry.registerMetric(metric);
+    const readsNow = async () => (await registry.getMetricsAsJSON()).find((m) => m.name === 'tablegate_replica_reads_total')?.values[0]?.value;
+    expect(await readsNow()).toBe(3);
+    reads = 10;
+    expect(await readsNow()).toBe(10);
   });
 });

@@ -19,6 +19,7 @@
  */
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
+import type { AuthFailureReason } from '../../pipeline/auth-failure-reasons';
 import type { Identity } from '../../pipeline/identity';
 
 /** Longest tenant / user / role / agent id accepted, in UTF-16 code units. */
@@ -31,11 +32,15 @@ const scopeClaimNames = ['scope', 'scopes', 'permissions'] as const;
 /** RFC 6750 §3.1: `invalid_token` for a token that is malformed, expired or otherwise unusable. */
 export const invalidTokenHeaders = Object.freeze({ 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 
-/** The one message for every failed verification: it never says which check failed. */
-export function invalidTokenError(cause?: unknown): GatewayError {
+/**
+ * The one message for every failed verification: it never says which check failed (only
+ * `reason`, for the operator's metrics, does).
+ */
+export function invalidTokenError(reason: AuthFailureReason, cause?: unknown): GatewayError {
   return new GatewayError('UNAUTHORIZED', 'The bearer token is invalid or expired.', {
     headers: invalidTokenHeaders,
     cause,
+    reason,
   });
 }
 
@@ -47,10 +52,10 @@ export function identityTextProblem(text: string): string | undefined {
 }
 
 export function claimsToIdentity(payload: unknown, config: Pick<ResolvedConfig, 'requireTenant'>): Identity {
-  if (!isPlainObject(payload)) throw invalidTokenError();
+  if (!isPlainObject(payload)) throw invalidTokenError('malformed_token');
   const tenantId = claimText(payload, 'tenant_id');
   if (config.requireTenant && tenantId === '') {
-    throw new GatewayError('UNAUTHORIZED', 'The token carries no tenant_id claim.', { headers: invalidTokenHeaders });
+    throw new GatewayError('UNAUTHORIZED', 'The token carries no tenant_id claim.', { headers: invalidTokenHeaders, reason: 'bad_claim' });
   }
   const userId = claimText(payload, 'user_id') || claimText(payload, 'sub');
   const claims = Object.fromEntries(Object.entries(payload).filter(([name]) => !identityClaimNames.has(name)));
@@ -99,7 +104,7 @@ function scopesOf(payload: Record<string, unknown>): readonly string[] {
  * its holder nothing they could not read from the token itself.
  */
 function badClaim(name: string, problem: string): GatewayError {
-  return new GatewayError('UNAUTHORIZED', `The token claim \`${name}\` ${problem}.`, { headers: invalidTokenHeaders });
+  return new GatewayError('UNAUTHORIZED', `The token claim \`${name}\` ${problem}.`, { headers: invalidTokenHeaders, reason: 'bad_claim' });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -25,6 +25,7 @@ import { anonymousIdentity, type Identity } from '../../pipeline/identity';
 import { readToken } from './read-token';
 import { KeySetUnavailableError } from './remote-key-set';
 import { buildTokenKeys } from './token-keys';
+import { verifyFailureReason } from './verify-failure-reason';
 
 /** Longer tokens are refused before any parsing or signature work. */
 export const maxTokenLength = 8192;
@@ -41,7 +42,7 @@ export function createAuthStage(config: ResolvedConfig): Stages['auth'] {
   const cookieName = config.jwtCookie || undefined;
 
   async function verify(token: string): Promise<Identity> {
-    if (token.length > maxTokenLength) throw invalidTokenError();
+    if (token.length > maxTokenLength) throw invalidTokenError('malformed_token');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys.resolve, verifyOptions));
@@ -51,11 +52,12 @@ export function createAuthStage(config: ResolvedConfig): Stages['auth'] {
           headers: { 'Retry-After': String(config.jwksCooldownS) },
           hint: 'Retry later.',
           cause: error,
+          reason: 'keys_unavailable',
         });
       }
-      throw invalidTokenError(error);
+      throw invalidTokenError(verifyFailureReason(error), error);
     }
-    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + skew) throw invalidTokenError();
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + skew) throw invalidTokenError('not_yet_valid');
     return claimsToIdentity(payload, config);
   }
 
@@ -65,7 +67,7 @@ export function createAuthStage(config: ResolvedConfig): Stages['auth'] {
     const devIdentity = devHeadersIdentity(ctx.request, config);
     if (devIdentity !== undefined) return devIdentity;
     if (config.requireAuth) {
-      throw new GatewayError('UNAUTHORIZED', 'Authentication is required.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+      throw new GatewayError('UNAUTHORIZED', 'Authentication is required.', { headers: { 'WWW-Authenticate': 'Bearer' }, reason: 'missing_credentials' });
     }
     return anonymousIdentity;
   };

@@ -29,6 +29,7 @@ export function devHeadersIdentity(
   if (config.requireTenant && tenantId === '') {
     throw new GatewayError('UNAUTHORIZED', `The request carries no ${devHeaderNames.tenantId} header.`, {
       headers: { 'WWW-Authenticate': 'Bearer' },
+      reason: 'bad_dev_headers',
     });
   }
   return Object.freeze({
@@ -46,7 +47,7 @@ function headerText(request: GatewayRequest, name: string): string {
   const text = request.headers[name] ?? '';
   const problem = identityTextProblem(text);
   if (problem !== undefined) {
-    throw new GatewayError('UNAUTHORIZED', `The ${name} header ${problem}.`, { headers: { 'WWW-Authenticate': 'Bearer' } });
+    throw new GatewayError('UNAUTHORIZED', `The ${name} header ${problem}.`, { headers: { 'WWW-Authenticate': 'Bearer' }, reason: 'bad_dev_headers' });
   }
   return text;
 }

@@ -24,12 +24,14 @@ export function readToken(request: GatewayRequest, cookieName: string | undefine
   if (scheme.toLowerCase() !== 'bearer') {
     throw new GatewayError('UNAUTHORIZED', 'The Authorization header must use the Bearer scheme.', {
       headers: { 'WWW-Authenticate': 'Bearer' },
+      reason: 'malformed_header',
     });
   }
   const token = space === -1 ? '' : trimmed.slice(space).trim();
   if (token === '') {
     throw new GatewayError('UNAUTHORIZED', 'The Authorization header carries no bearer token.', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+      reason: 'malformed_header',
     });
   }
   return token;
