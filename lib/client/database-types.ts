@@ -82,9 +82,10 @@ export type RpcArgs<A> = [A] extends [never] ? [] : {} extends A ? [args?: A] : 
 /** A value a filter compares a column of type V with. */
 export type FilterValue<V> = NonNullable<V>;
 
-/** Columns of R whose values are arrays (for `contains`). */
-export type ArrayColumnOf<R> = { [K in keyof R]: NonNullable<R[K]> extends readonly unknown[] ? K : never }[keyof R] & string;
-export type ElementOf<V> = NonNullable<V> extends readonly (infer E)[] ? NonNullable<E> : never;
+/** Columns of R whose values are arrays (for `contains`); any column of an untyped row. */
+export type ArrayColumnOf<R> = string extends keyof R ? string : { [K in keyof R]: NonNullable<R[K]> extends readonly unknown[] ? K : never }[keyof R] & string;
+/** The element type of an array column's values; `unknown` for an untyped column. */
+export type ElementOf<V> = unknown extends V ? unknown : NonNullable<V> extends readonly (infer E)[] ? NonNullable<E> : never;
 
 /** A primary-key value: one value, or the values of a composite key in key order. */
 export type KeyValue = string | number | bigint | readonly (string | number | bigint)[];
