@@ -19,3 +19,6 @@ export type { SchemaCache, Table, Column, ForeignKey, DbFunction } from './schem
 export { sql, ident, join, value as sqlValue, compileSql } from './sql/sql';
 export type { Sql, CompiledQuery } from './sql/sql';
 export { version } from './version';
+// The typed fetch client is its own entry point, `tablegate/client` (docs/client.md); its types are
+// here too for server code that shares them. Type-only: the server entry loads none of its code.
+export type { TablegateClient, ClientResult, ClientOptions, GatewayErrorBody, GenericDatabase as ClientDatabase } from './client';

@@ -1,0 +1,184 @@
+/**
+ * The typed surface of the client (docs/client.md): results shaped like the gateway's response
+ * envelopes (docs/querying.md, docs/writing.md, docs/rpc.md), the list query builder and the
+ * per-table methods, all checked against a Database type. Types only; the run-time side is in
+ * list-query.ts, table-client.ts and create-client.ts.
+ */
+import type { TablegateClientError } from './client-error';
+import type {
+  ArgsOf,
+  ArrayColumnOf,
+  ColumnOf,
+  ElementOf,
+  Expanded,
+  ExpandName,
+  FilterValue,
+  FunctionName,
+  InsertOf,
+  KeyValue,
+  ReturnsOf,
+  RowOf,
+  RpcArgs,
+  TableName,
+  UpdateOf,
+} from './database-types';
+
+/** `GET /{table}`: a page of rows. */
+export interface ListBody<R> {
+  readonly data: R[];
+  /** Rows in this page (not in the table: see `total`). */
+  readonly count: number;
+  /** The limit that was applied (a larger one is clamped to `max_limit`). */
+  readonly limit: number;
+  readonly offset: number;
+  /** Present when the page is full: pass it to `cursor()` for the next page. */
+  readonly next_cursor?: string;
+  /** Present with `count('exact')`. */
+  readonly total?: number;
+}
+
+/** One row: `GET /{table}/:id`, a single insert, an update, a delete with `returning`; also an rpc result. */
+export interface RowBody<R> {
+  readonly data: R;
+}
+
+/** A batch insert. */
+export interface BatchBody<R> {
+  readonly data: R[];
+  readonly count: number;
+}
+
+/** A delete without `returning` (`204`). */
+export interface EmptyBody {
+  readonly data: null;
+}
+
+export type Success<B> = B & { readonly error: null; readonly status: number };
+
+export interface Failure {
+  readonly data: null;
+  readonly error: TablegateClientError;
+  /** HTTP status; 0 when no answer arrived. */
+  readonly status: number;
+}
+
+/** What every call resolves to; it never rejects for an HTTP or network error. Check `error` first. */
+export type ClientResult<B> = Success<B> | Failure;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The row a query returns: the selected columns plus the expanded relations. */
+export type Selected<D, T, S extends string, E extends string> = Simplify<Pick<RowOf<D, T>, S & keyof RowOf<D, T>> & Expanded<D, T, E>>;
+
+type Col<D, T> = ColumnOf<RowOf<D, T>>;
+
+/**
+ * A list request, `GET /{table}`. Immutable: each method returns a new query. Awaiting it sends
+ * the request. S is the union of selected columns, E of expanded relation names.
+ */
+export interface ListQuery<D, T extends TableName<D>, S extends string = Col<D, T>, E extends string = never>
+  extends PromiseLike<ClientResult<ListBody<Selected<D, T, S, E>>>> {
+  /** `select=`: only these columns, in this order. */
+  select<const C extends readonly Col<D, T>[]>(columns: C): ListQuery<D, T, C[number], E>;
+  /** `expand=`: a to-one relation as an object (or null), `nested:<rel>` as an array. */
+  expand<const N extends readonly ExpandName<D, T>[]>(relations: N): ListQuery<D, T, S, E | N[number]>;
+
+  eq<K extends Col<D, T>>(column: K, value: FilterValue<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  ne<K extends Col<D, T>>(column: K, value: FilterValue<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  gt<K extends Col<D, T>>(column: K, value: FilterValue<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  gte<K extends Col<D, T>>(column: K, value: FilterValue<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  lt<K extends Col<D, T>>(column: K, value: FilterValue<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  lte<K extends Col<D, T>>(column: K, value: FilterValue<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  in<K extends Col<D, T>>(column: K, values: readonly FilterValue<RowOf<D, T>[K]>[]): ListQuery<D, T, S, E>;
+  /** `*` is the wildcard; `%`, `_` and `\` are literal. */
+  like(column: Col<D, T>, pattern: string): ListQuery<D, T, S, E>;
+  ilike(column: Col<D, T>, pattern: string): ListQuery<D, T, S, E>;
+  /** `is_null`: IS NULL, or IS NOT NULL with `false`. */
+  isNull(column: Col<D, T>, isNull?: boolean): ListQuery<D, T, S, E>;
+  /** The array column holds this element. */
+  contains<K extends ArrayColumnOf<RowOf<D, T>>>(column: K, element: ElementOf<RowOf<D, T>[K]>): ListQuery<D, T, S, E>;
+  /** Full-text `search` (web-style query), over every text column or the ones named. */
+  search(query: string, columns?: readonly Col<D, T>[]): ListQuery<D, T, S, E>;
+
+  /** Adds a `sort` entry; entries apply in the order added. */
+  sort(column: Col<D, T>, direction?: 'asc' | 'desc'): ListQuery<D, T, S, E>;
+  limit(rows: number): ListQuery<D, T, S, E>;
+  offset(rows: number): ListQuery<D, T, S, E>;
+  /** The `next_cursor` of the previous page (same `sort`); not with `offset`. */
+  cursor(cursor: string): ListQuery<D, T, S, E>;
+  /** `count=exact`: the body gets `total`. */
+  count(mode: 'exact'): ListQuery<D, T, S, E>;
+  /** `distinct=`: the distinct values of one column, as `{ column: value }` rows. */
+  distinct<K extends Col<D, T>>(column: K): ListQuery<D, T, K, never>;
+
+  /** Every page, following `next_cursor`; stops after an error or the last page. */
+  pages(): AsyncIterableIterator<ClientResult<ListBody<Selected<D, T, S, E>>>>;
+  /** The path and query string this query sends, below the base URL (`/orders?select=id`). */
+  toPath(): string;
+}
+
+/** Options of `get`. */
+export interface GetOptions<C, N> {
+  readonly select?: C;
+  readonly expand?: N;
+}
+
+/** Options of the writes: `returning=` narrows the returned rows. */
+export interface ReturningOptions<C> {
+  readonly returning?: C;
+}
+
+export interface UpsertOptions<C, K> extends ReturningOptions<C> {
+  /** `X-On-Conflict`: the columns of a primary key or unique constraint; default the primary key. */
+  readonly onConflict?: K;
+}
+
+type BatchOf<I> = [I] extends [never] ? never : readonly I[];
+
+/** `client.from(table)`: a list query over the table, plus the single-row and write routes. */
+export interface TableClient<D, T extends TableName<D>> extends ListQuery<D, T> {
+  /** `GET /{table}/:id`; `NOT_FOUND` when no visible row has the key. */
+  get<const C extends readonly Col<D, T>[] = readonly Col<D, T>[], const N extends readonly ExpandName<D, T>[] = readonly never[]>(
+    key: KeyValue,
+    options?: GetOptions<C, N>,
+  ): Promise<ClientResult<RowBody<Selected<D, T, C[number], N[number]>>>>;
+
+  /** `POST /{table}` with an array: one atomic batch. */
+  insert<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
+    rows: BatchOf<InsertOf<D, T>>,
+    options?: ReturningOptions<C>,
+  ): Promise<ClientResult<BatchBody<Selected<D, T, C[number], never>>>>;
+  /** `POST /{table}` with one object. */
+  insert<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
+    row: InsertOf<D, T>,
+    options?: ReturningOptions<C>,
+  ): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
+
+  /** `POST /{table}` with `X-Upsert: true`: a conflicting row gets the given columns. */
+  upsert<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
+    rows: BatchOf<InsertOf<D, T>>,
+    options?: UpsertOptions<C, readonly Col<D, T>[]>,
+  ): Promise<ClientResult<BatchBody<Selected<D, T, C[number], never>>>>;
+  upsert<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
+    row: InsertOf<D, T>,
+    options?: UpsertOptions<C, readonly Col<D, T>[]>,
+  ): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
+
+  /** `PATCH /{table}/:id` with the columns to change. */
+  update<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
+    key: KeyValue,
+    patch: UpdateOf<D, T>,
+    options?: ReturningOptions<C>,
+  ): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
+
+  /** `DELETE /{table}/:id`: `204`, no row. */
+  delete(key: KeyValue): Promise<ClientResult<EmptyBody>>;
+  /** `DELETE /{table}/:id?returning=`: the deleted row's named columns. */
+  delete<const C extends readonly Col<D, T>[]>(key: KeyValue, options: { readonly returning: C }): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
+}
+
+export interface TablegateClient<D> {
+  from<T extends TableName<D>>(table: T): TableClient<D, T>;
+  /** `POST /rpc/{function}` with named arguments. */
+  rpc<F extends FunctionName<D>>(name: F, ...args: RpcArgs<ArgsOf<D, F>>): Promise<ClientResult<RowBody<ReturnsOf<D, F>>>>;
+}
