@@ -97,7 +97,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsPool = options.pool === undefined;
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
   const connection = ownsPool ? createConnectionPolicy(config.databaseUrl!, options.gss) : undefined;
-  const pool: pg.Pool = options.pool ?? createPool(config, connection!);
+  // options.pool is typed structurally (db/pg-pool.ts); resolveConfig checked that it is a pg Pool.
+  const pool: pg.Pool = (options.pool as pg.Pool | undefined) ?? createPool(config, connection!);
   // A host pool may have no 'error' listener of its own; one idle client lost in a database restart
   // would then crash the process (docs/security.md, "When the database restarts").
   const unguardPool = ownsPool ? undefined : guardPool(pool);
