@@ -130,6 +130,29 @@ describe('admin endpoints', () => {
   });
 });
 
+describe('liveness: GET /health/live', () => {
+  it('answers 200 without the admin token while /health/internal needs it', async () => {
+    const gateway = make({ adminToken: 'admin-token-0123456789' });
+    await gateway.ready;
+    const app = express().use('/api', gateway).use(gateway.admin);
+    const live = await request(app).get('/health/live').expect(200).expect('Content-Type', /application\/json/);
+    expect(live.body).toEqual({ status: 'live' });
+    expect((await request(app).get('/health/internal')).status).toBe(401);
+    // Only on gateway.admin: under /api, `health` is a table name like any other.
+    expect((await request(app).get('/api/health/live').set('Authorization', `Bearer ${token}`)).status).toBe(404);
+  });
+
+  it('asks no database: 200 while the database is unreachable and /health/internal is 503, and while draining', async () => {
+    const gateway = createGateway({ databaseUrl: 'postgres://nobody:x@127.0.0.1:1/none', jwtSecret: TEST_JWT_SECRET, poolConnectionTimeoutMs: 500 });
+    await expect(gateway.ready).rejects.toThrow(/cannot reach the database/);
+    const app = express().use(gateway.admin);
+    expect((await request(app).get('/health/internal')).status).toBe(503);
+    expect((await request(app).get('/health/live')).status).toBe(200);
+    await gateway.close();
+    expect((await request(app).get('/health/live')).status).toBe(200);
+  });
+});
+
 describe('reloadSchema', () => {
   it('picks up a table created after start', async () => {
     const gateway = make();
