@@ -34,6 +34,7 @@ import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics } from './ops/metrics';
+import { logRequest } from './ops/log-request';
 import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
@@ -141,6 +142,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // per start: a start that fails stops its watcher, and a later start makes a new one.
   let watcher: SchemaWatcher | undefined;
   const start = async (): Promise<void> => {
+    const startedAt = Date.now();
     const mine = createSchemaWatcher({
       pool,
       schemas: config.schemas,
@@ -172,6 +174,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (schema) await warnAboutRowSecurity(pool, schema);
     // Last: a start that reruns (the database was unreachable) never started the replicas.
     await replicas?.start();
+    // The one line that says the gateway serves, and what (docs/getting-started.md, "Logs").
+    log('ready in %d ms: schemas %s, %d tables, %d functions', Date.now() - startedAt, config.schemas.join(', '), schema?.tables.length ?? 0, schema?.functions.length ?? 0);
   };
   const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
@@ -207,6 +211,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (ticket === undefined) {
       sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      logRequest(req, res, requestId, route, started);
       return;
     }
     try {
@@ -243,6 +248,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     } finally {
       ticket.leave();
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      logRequest(req, res, requestId, route, started);
     }
   };
 
