@@ -23,6 +23,7 @@ import { searchPathOf } from './db/search-path';
 import { trackCheckedOutClients } from './db/checked-out-clients';
 import { NamedStatements } from './db/named-statements';
 import { probeNamedStatements } from './db/probe-named-statements';
+import { relationExists } from './db/relation-exists';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError } from './errors/gateway-error';
 import { isSchemaDrift } from './errors/sqlstate-meaning';
@@ -40,6 +41,7 @@ import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
 import { createSchemaWatcher, type SchemaWatcher } from './schema/schema-watcher';
 import type { SchemaCache } from './schema/schema-types';
+import { UnloadedTables } from './schema/unloaded-tables';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
 import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
 import { loadQueryAllowList } from './stages/allow-list/query-allow-list';
@@ -50,6 +52,7 @@ import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
 import { createParseStage } from './stages/parse/create-parse-stage';
+import { UnknownTableError } from './stages/parse/resolve-names';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
@@ -113,6 +116,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
   const limiter = config.rateLimit && createRateLimiter(config.rateLimit, pool, () => namedStatements.enabled);
   let schema: SchemaCache | undefined;
+  // An unknown table's 404 says when the database has it after all (docs/errors.md, NOT_FOUND).
+  const unloaded = new UnloadedTables((name) => relationExists(pool, config.schemas, name));
 
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
   // install its result, so an older, slower read of the catalog never overwrites a newer one.
@@ -244,7 +249,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         showPattern(res, ctx);
       }
       if (isSchemaDrift(err)) reloadAfterDrift();
-      sendError(res, err, requestId);
+      const reloadHint = err instanceof UnknownTableError && !drain.draining && (await unloaded.exists(err.table));
+      if (ticket.aborted) return;
+      sendError(res, reloadHint ? (err as UnknownTableError).withReloadHint() : err, requestId);
     } finally {
       ticket.leave();
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
