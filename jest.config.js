@@ -38,6 +38,10 @@ const directOnly = [
   '<rootDir>/__tests__/integration/read-replicas.test.ts',
   // Reads its own session's prepared statements and plan counts; sessions are shared behind PgBouncer.
   '<rootDir>/__tests__/integration/list-plan-cache.test.ts',
+  // npm pack, tsc and an npm install of express 4 into consumer projects; what they check does not depend on a pooler.
+  '<rootDir>/__tests__/integration/package-exports.test.ts',
+  // A fresh database and role of its own, reached directly; the pooler would add nothing.
+  '<rootDir>/__tests__/integration/getting-started-schema.test.ts',
 ];
 
 /**

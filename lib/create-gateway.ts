@@ -23,6 +23,7 @@ import { searchPathOf } from './db/search-path';
 import { trackCheckedOutClients } from './db/checked-out-clients';
 import { NamedStatements } from './db/named-statements';
 import { probeNamedStatements } from './db/probe-named-statements';
+import { relationExists } from './db/relation-exists';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { isSchemaDrift } from './errors/sqlstate-meaning';
@@ -35,11 +36,13 @@ import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics, type ReloadReason } from './ops/metrics';
+import { logRequest } from './ops/log-request';
 import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
 import { createSchemaWatcher, type SchemaWatcher } from './schema/schema-watcher';
 import type { SchemaCache } from './schema/schema-types';
+import { UnloadedTables } from './schema/unloaded-tables';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
 import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
 import { loadQueryAllowList } from './stages/allow-list/query-allow-list';
@@ -51,6 +54,7 @@ import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
 import { createDescribeRoute } from './create-describe-route';
 import { createParseStage } from './stages/parse/create-parse-stage';
+import { UnknownTableError } from './stages/parse/resolve-names';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
@@ -110,7 +114,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsPool = options.pool === undefined;
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
   const connection = ownsPool ? createConnectionPolicy(config.databaseUrl!, options.gss) : undefined;
-  const pool: pg.Pool = options.pool ?? createPool(config, connection!);
+  // options.pool is typed structurally (db/pg-pool.ts); resolveConfig checked that it is a pg Pool.
+  const pool: pg.Pool = (options.pool as pg.Pool | undefined) ?? createPool(config, connection!);
   // A host pool may have no 'error' listener of its own; one idle client lost in a database restart
   // would then crash the process (docs/security.md, "When the database restarts").
   const unguardPool = ownsPool ? undefined : guardPool(pool);
@@ -123,6 +128,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
   const limiter = config.rateLimit && createRateLimiter(config.rateLimit, pool, () => namedStatements.enabled);
   let schema: SchemaCache | undefined;
+  // An unknown table's 404 says when the database has it after all (docs/errors.md, NOT_FOUND).
+  const unloaded = new UnloadedTables((name) => relationExists(pool, config.schemas, name));
 
   // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
   // install its result, so an older, slower read of the catalog never overwrites a newer one.
@@ -152,6 +159,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // per start: a start that fails stops its watcher, and a later start makes a new one.
   let watcher: SchemaWatcher | undefined;
   const start = async (): Promise<void> => {
+    const startedAt = Date.now();
     const mine = createSchemaWatcher({
       pool,
       schemas: config.schemas,
@@ -183,6 +191,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (schema) await warnAboutRowSecurity(pool, schema);
     // Last: a start that reruns (the database was unreachable) never started the replicas.
     await replicas?.start();
+    // The one line that says the gateway serves, and what (docs/getting-started.md, "Logs").
+    log('ready in %d ms: schemas %s, %d tables, %d functions', Date.now() - startedAt, config.schemas.join(', '), schema?.tables.length ?? 0, schema?.functions.length ?? 0);
   };
   // Last of the things that can throw at creation: a host registry keeps no series of a gateway
   // that was never made.
@@ -234,6 +244,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       timing();
       sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
       metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
+      logRequest(req, res, requestId, route, started);
       return;
     }
     try {
@@ -273,11 +284,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       if (isSchemaDrift(err)) reloadAfterDrift();
       if (isGatewayError(err) && err.code === 'RATE_LIMITED') metrics.rateLimited(route);
+      const reloadHint = err instanceof UnknownTableError && !drain.draining && (await unloaded.exists(err.table));
+      if (ticket.aborted) return;
       timing();
-      sendError(res, err, requestId);
+      sendError(res, reloadHint ? (err as UnknownTableError).withReloadHint() : err, requestId);
     } finally {
       ticket.leave();
       metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
+      logRequest(req, res, requestId, route, started);
     }
   };
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../lib/cli/free-port';
-import { createTestDatabase, pgBouncerMode, signToken, TENANT_A } from '../support/test-database';
+import { createTestDatabase, pgBouncerMode, signToken, TENANT_A, TENANT_B } from '../support/test-database';
 import { runCli } from '../support/cli-process';
 
 const root = path.resolve(__dirname, '../..');
@@ -66,6 +66,7 @@ test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', asy
   expect((await fetch(`http://127.0.0.1:${port}/api/orders`)).status).toBe(401);
   // gateway.admin is mounted at the root.
   expect((await fetch(`http://127.0.0.1:${port}/health/internal`)).status).toBe(200);
+  expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
 
   cli.child.kill('SIGTERM');
   expect(await cli.exit(10_000)).toBe(0);
@@ -73,6 +74,30 @@ test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', asy
   // statements are lost and says so once (docs/scaling-out.md).
   if (pgBouncerMode === 'transaction') expect(cli.stderr()).toMatch(/^tablegate: WARNING: named prepared statements do not last [^\n]*prepared_statements = false[^\n]*\n$/);
   else expect(cli.stderr()).toBe('');
+});
+
+test('SIGHUP reloads the schema: a table created after the start is served, and the outcome is printed', async () => {
+  const port = await freePort();
+  // No LISTEN and no polling: only the signal can make the new table known.
+  const config = writeConfig('hup.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, `jwt_secret = "${jwtSecret}"`, 'reload_listen = false', 'schema_poll_s = 0']);
+  const cli = run(['serve', '--config', config, '--port', String(port)]);
+  await cli.waitForOutput(/tablegate listening on (\S+)/, 30_000);
+  await db.admin.query(`CREATE TABLE after_hup (id int PRIMARY KEY, tenant_id uuid NOT NULL);
+    ALTER TABLE after_hup ENABLE ROW LEVEL SECURITY; ALTER TABLE after_hup FORCE ROW LEVEL SECURITY;
+    CREATE POLICY t ON after_hup USING (tenant_id = nullif(current_setting('app.current_tenant_id', true), '')::uuid);
+    GRANT SELECT ON after_hup TO tablegate_app;
+    INSERT INTO after_hup VALUES (1, '${TENANT_A}'), (2, '${TENANT_B}');`);
+  const get = () => fetch(`http://127.0.0.1:${port}/api/after_hup`, { headers: { authorization: `Bearer ${signToken({ tenant_id: TENANT_A }, jwtSecret)}` } });
+  expect((await get()).status).toBe(404);
+
+  cli.child.kill('SIGHUP');
+  await cli.waitForOutput(/tablegate: schema reloaded on SIGHUP in \d+ ms\n/, 10_000);
+  const res = await get();
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { data: unknown[] }).data).toEqual([{ id: 1, tenant_id: TENANT_A }]);
+
+  cli.child.kill('SIGTERM');
+  expect(await cli.exit(10_000)).toBe(0);
 });
 
 test('dev mode with a non-loopback bind refuses to start and says why', async () => {

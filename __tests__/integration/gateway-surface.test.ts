@@ -131,6 +131,29 @@ describe('admin endpoints', () => {
   });
 });
 
+describe('liveness: GET /health/live', () => {
+  it('answers 200 without the admin token while /health/internal needs it', async () => {
+    const gateway = make({ adminToken: 'admin-token-0123456789' });
+    await gateway.ready;
+    const app = express().use('/api', gateway).use(gateway.admin);
+    const live = await request(app).get('/health/live').expect(200).expect('Content-Type', /application\/json/);
+    expect(live.body).toEqual({ status: 'live' });
+    expect((await request(app).get('/health/internal')).status).toBe(401);
+    // Only on gateway.admin: under /api, `health` is a table name like any other.
+    expect((await request(app).get('/api/health/live').set('Authorization', `Bearer ${token}`)).status).toBe(404);
+  });
+
+  it('asks no database: 200 while the database is unreachable and /health/internal is 503, and while draining', async () => {
+    const gateway = createGateway({ databaseUrl: 'postgres://nobody:x@127.0.0.1:1/none', jwtSecret: TEST_JWT_SECRET, poolConnectionTimeoutMs: 500 });
+    await expect(gateway.ready).rejects.toThrow(/cannot reach the database/);
+    const app = express().use(gateway.admin);
+    expect((await request(app).get('/health/internal')).status).toBe(503);
+    expect((await request(app).get('/health/live')).status).toBe(200);
+    await gateway.close();
+    expect((await request(app).get('/health/live')).status).toBe(200);
+  });
+});
+
 describe('reloadSchema', () => {
   it('picks up a table created after start', async () => {
     const gateway = make();
@@ -138,8 +161,25 @@ describe('reloadSchema', () => {
     const app = express().use('/api', gateway);
     await db.admin.query('CREATE TABLE late_table (id int PRIMARY KEY, tenant_id uuid)');
     await db.admin.query('GRANT SELECT ON late_table TO tablegate_app');
-    expect((await request(app).get('/api/late_table').set('Authorization', `Bearer ${token}`)).status).toBe(404);
+    const stale = await request(app).get('/api/late_table').set('Authorization', `Bearer ${token}`);
+    expect([stale.status, stale.body.code, stale.body.message]).toEqual([404, 'NOT_FOUND', 'No table named `late_table` is exposed.']);
+    // The table is in the database, in an exposed schema: the 404 says a reload may be due.
+    expect(stale.body.hint).toMatch(/exists in an exposed schema but not in the schema the gateway has loaded: the schema may need a reload \(reloadSchema\(\), SIGHUP/);
     await gateway.reloadSchema();
     expect((await request(app).get('/api/late_table').set('Authorization', `Bearer ${token}`)).status).toBe(200);
+  });
+
+  it("an unknown table's 404 hints at a reload only for a table of an exposed schema", async () => {
+    const gateway = make();
+    await gateway.ready;
+    const app = express().use('/api', gateway);
+    await db.admin.query('CREATE SCHEMA hint_hidden; CREATE TABLE hint_hidden.hidden_table (id int PRIMARY KEY); GRANT USAGE ON SCHEMA hint_hidden TO tablegate_app; GRANT SELECT ON hint_hidden.hidden_table TO tablegate_app');
+    const get = (name: string) => request(app).get(`/api/${encodeURIComponent(name)}`).set('Authorization', `Bearer ${token}`);
+    for (const name of ['hidden_table', 'no_such_table_anywhere', "late_table' OR '1'='1", 'pg_class', 'orderz']) {
+      const res = await get(name);
+      expect([name, res.status, res.body.code]).toEqual([name, 404, 'NOT_FOUND']);
+      expect(res.body.hint ?? '').not.toMatch(/reload/);
+    }
+    expect((await get('orderz')).body.hint).toBe('Did you mean `orders`?');
   });
 });

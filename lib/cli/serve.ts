@@ -1,6 +1,7 @@
 /**
  * `tablegate serve --config gw.toml [--port N]`: the gateway as a standalone server. The data
- * routes are mounted at /api and `gateway.admin` (/metrics, /health/internal) at /.
+ * routes are mounted at /api and `gateway.admin` (/metrics, /health/internal) at /. SIGHUP reads
+ * the schema again (`gateway.reloadSchema()`) and prints the outcome; SIGINT and SIGTERM drain.
  *
  * Order matters: the config is resolved and the dev-mode rule checked before anything connects;
  * the port is opened only after `gateway.ready` (schema discovered, role checked), so a server
@@ -45,6 +46,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
   } catch (err) {
     return fail(messageOf(err));
   }
+  const reloadOnHangUp = onHangUp(gateway);
 
   try {
     await gateway.ready;
@@ -68,10 +70,28 @@ export async function serve(opts: ServeOptions): Promise<number> {
   process.stdout.write(`tablegate listening on ${baseUrl(server)}/api\n`);
 
   await untilSignal();
+  process.off('SIGHUP', reloadOnHangUp);
   // Stop accepting connections, and drain: requests already taken finish (up to
   // drain_timeout_ms), requests that still arrive on kept-alive connections get 503.
   await closeServer(server, () => gateway.close());
   return 0;
+}
+
+/**
+ * SIGHUP -> reloadSchema(), as other servers reload on a hang-up (docs/scaling-out.md, "Schema
+ * reload on DDL"); installed at once, since Node's default for SIGHUP is to exit. One line says
+ * how it went; a failed reload keeps the schema the gateway had.
+ */
+function onHangUp(gateway: Gateway): () => void {
+  const listener = (): void => {
+    const started = Date.now();
+    gateway.reloadSchema().then(
+      () => process.stdout.write(`tablegate: schema reloaded on SIGHUP in ${Date.now() - started} ms\n`),
+      (err: unknown) => process.stderr.write(`tablegate: schema reload on SIGHUP failed, the previous schema stays: ${messageOf(err)}\n`),
+    );
+  };
+  process.on('SIGHUP', listener);
+  return listener;
 }
 
 /** Opens the port; an occupied or forbidden port becomes an Error with a message worth printing. */

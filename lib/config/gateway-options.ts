@@ -4,8 +4,8 @@
  * `resolveConfig` rejects any other key, so a typo fails loudly instead of leaving a security
  * setting at its default.
  */
-import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
+import type { PgPool } from '../db/pg-pool';
 import type { GssOptions } from '../db/connection/gss/gss-options';
 import type { StageOverrides } from '../pipeline/stage-types';
 import type { ResolvedConfig } from './resolved-config';
@@ -30,8 +30,8 @@ export interface MetricsOptions {
 }
 
 export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> {
-  /** An existing node-postgres pool; the gateway uses it and never ends it. Replaces `databaseUrl`. */
-  readonly pool?: Pool;
+  /** An existing node-postgres pool (`new pg.Pool(...)`); the gateway uses it and never ends it. Replaces `databaseUrl`. */
+  readonly pool?: PgPool;
   /** gw.toml with `[gateway]` and `[access]` sections; explicit options override it. */
   readonly configFile?: string;
   readonly access?: AccessOptions;

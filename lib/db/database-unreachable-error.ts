@@ -11,6 +11,7 @@
  */
 import pg from 'pg';
 import { isLoginRefusal } from '../errors/sqlstate-meaning';
+import type { PgPool } from './pg-pool';
 
 export class DatabaseUnreachableError extends Error {
   /** The errno code (`ECONNREFUSED`, `ENOTFOUND`, ...), the SQLSTATE, or `ETIMEDOUT` for a connect timeout. */
@@ -38,12 +39,13 @@ const networkErrors: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
 };
 
-export function toDatabaseUnreachable(err: unknown, pool: pg.Pool, connectTimeoutMs?: number): unknown {
+// `PgPool`, not pg.Pool: this file's declarations are public (DatabaseUnreachableError), see db/pg-pool.ts.
+export function toDatabaseUnreachable(err: unknown, pool: PgPool, connectTimeoutMs?: number): unknown {
   // Duck-typed: socket errors are made by Node's own realm, so `instanceof Error` can be false (jest's vm).
   if (typeof err !== 'object' || err === null || typeof (err as { message?: unknown }).message !== 'string') return err;
   const { message, code: raw } = err as { message: string; code?: unknown };
   const code = typeof raw === 'string' ? raw : '';
-  const at = () => targetOf(pool, err);
+  const at = () => targetOf(pool as pg.Pool, err);
   const network = networkErrors[code];
   if (network !== undefined) return new DatabaseUnreachableError(`cannot reach the database at ${at()}: ${network} (${code})`, code);
   if (/^timeout exceeded when trying to connect|^Connection terminated due to connection timeout/.test(message)) {

@@ -2,6 +2,8 @@
  * `gateway.admin`: GET /metrics and GET /health/internal. With `admin_token` set, both need
  * `Authorization: Bearer <admin_token>` (compared in constant time); without it, the host must
  * restrict them by network means (docs/configuration.md, `admin_token`).
+ * GET /health/live is the liveness probe: no token, no database query, always 200 while the
+ * process answers (docs/getting-started.md, "Health checks").
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
@@ -50,6 +52,10 @@ export function createAdminRouter(sources: AdminSources): express.Router {
       (err: unknown) => sendError(res, err, randomUUID()),
     );
   });
+
+  // Liveness, not readiness: a database outage or a drain must not get the process restarted, so
+  // it asks nothing and says nothing but that the process answers; hence no token.
+  router.get('/health/live', (_req, res) => sendJson(res, '{"status":"live"}'));
 
   router.get('/health/internal', (req, res) => {
     if (!guard(req, res)) return;

@@ -11,7 +11,27 @@ export function resolveTable(schema: SchemaCache, name: string): Table {
   const table = schema.tablesByName.get(name);
   if (table) return table;
   const near = nearestName(name, schema.tablesByName.keys());
-  throw new GatewayError('NOT_FOUND', `No table named \`${clip(name)}\` is exposed.`, near === undefined ? {} : { hint: `Did you mean \`${near}\`?` });
+  throw new UnknownTableError(name, near === undefined ? undefined : `Did you mean \`${near}\`?`);
+}
+
+/**
+ * The 404 of a table name the schema cache does not know. `table` is not in the body; the gateway
+ * uses it to ask whether the database has the table after all (docs/errors.md, NOT_FOUND).
+ */
+export class UnknownTableError extends GatewayError {
+  constructor(
+    readonly table: string,
+    hint?: string,
+  ) {
+    super('NOT_FOUND', `No table named \`${clip(table)}\` is exposed.`, hint === undefined ? {} : { hint });
+  }
+
+  /** The same 404, saying the table exists in the database and the schema may need a reload. */
+  withReloadHint(): GatewayError {
+    return new GatewayError('NOT_FOUND', this.message, {
+      hint: 'A table or view of this name exists in an exposed schema but not in the schema the gateway has loaded: the schema may need a reload (reloadSchema(), SIGHUP to tablegate serve, or reload_listen; see docs/scaling-out.md).',
+    });
+  }
 }
 
 export function resolveColumn(table: Table, name: string, where: string): Column {
