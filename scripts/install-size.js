@@ -2,7 +2,7 @@
 /**
  * What `npm install tablegate` puts on a library user's disk: packs the package (`npm pack`, from
  * the built dist/), installs the tarball into a fresh temporary consumer project, twice (with and
- * without `--omit=optional`), and prints `du -sh node_modules`, the number of packages and the
+ * without `--omit=optional`; a third time with the optional peer `kerberos` when there is one), and prints `du -sh node_modules`, the number of packages and the
  * largest ones. Nothing is installed into this checkout; the temporary directories are removed.
  *
  * Usage: node scripts/install-size.js [package-dir]   (default: this checkout; `npm run build` first)
@@ -30,8 +30,12 @@ try {
   const { name, version } = packed[0];
   console.log(`${name}@${version} from ${packageDir}`);
   console.log(`tarball: ${kib(packed[0].size)} packed, ${kib(packed[0].unpackedSize)} unpacked, ${packed[0].entryCount} files`);
-  for (const variant of [[], ['--omit=optional']]) {
-    const consumer = path.join(work, variant.length ? 'consumer-omit-optional' : 'consumer');
+  // The third install adds the optional peer kerberos (only gss_provider=linux_krb5 needs it), when package.json has one.
+  const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  const kerberosPeer = manifest.peerDependencies?.kerberos;
+  const variants = [[], ['--omit=optional'], ...(kerberosPeer ? [[`kerberos@${kerberosPeer}`]] : [])];
+  for (const [i, variant] of variants.entries()) {
+    const consumer = path.join(work, `consumer-${i}`);
     fs.mkdirSync(consumer);
     fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
     const started = Date.now();
