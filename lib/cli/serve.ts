@@ -1,7 +1,9 @@
 /**
  * `tablegate serve --config gw.toml [--port N]`: the gateway as a standalone server. The data
- * routes are mounted at /api and `gateway.admin` (/metrics, /health/internal) at /. SIGHUP reads
- * the schema again (`gateway.reloadSchema()`) and prints the outcome; SIGINT and SIGTERM drain.
+ * routes are mounted at /api and `gateway.admin` (/metrics, /health/internal, /health/live) at /;
+ * with `[gateway] cors_origins`, cors() runs in front of /api (docs/security.md, "Browsers and
+ * CORS"). SIGHUP reads the schema again (`gateway.reloadSchema()`) and prints the outcome; SIGINT
+ * and SIGTERM drain.
  *
  * Order matters: the config is resolved and the dev-mode rule checked before anything connects;
  * the port is opened only after `gateway.ready` (schema discovered, role checked), so a server
@@ -15,9 +17,11 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import cors from 'cors';
 import express from 'express';
 import { resolveConfig } from '../config/resolve-config';
 import { createGateway } from '../create-gateway';
+import { corsOptions } from '../http/cors-options';
 import { isLoopbackHost, parseBind } from '../http/loopback';
 import type { Gateway } from '../create-gateway';
 
@@ -57,6 +61,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
 
   const app = express();
   app.disable('x-powered-by');
+  // [gateway] cors_origins: cors() answers the preflights and marks the answers, before auth.
+  if (gateway.config.corsOrigins !== undefined) app.use('/api', cors(corsOptions(gateway.config)));
   app.use('/api', gateway);
   app.use(gateway.admin);
 

@@ -76,6 +76,12 @@ const gatewayRows = {
     key: 'bind', schema: text, default: '127.0.0.1:3000', secret: false, expects: 'host:port',
     description: 'Listen address of `tablegate serve`; ignored when mounted as middleware.',
   },
+  corsOrigins: {
+    key: 'cors_origins', schema: { ...stringList, uniqueItems: true }, default: undefined, secret: false,
+    example: ['https://app.example.com'],
+    expects: 'a non-empty list of browser origins such as ["https://app.example.com"] (scheme://host[:port], no path; "*" is not accepted)',
+    description: 'Browser origins `tablegate serve` answers CORS requests for (docs/security.md, "Browsers and CORS"); unset = none. Ignored when mounted as middleware: put cors() in front.',
+  },
   schemas: {
     key: 'schemas', schema: stringList, default: ['public'], secret: false,
     description: 'Database schemas whose tables and functions are exposed, in resolution order.',

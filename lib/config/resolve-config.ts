@@ -17,6 +17,7 @@ import { stageNames } from '../pipeline/stage-names';
 import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
 import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
+import { normalOrigin } from '../http/normal-origin';
 import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
 import { nestedKeyError } from './nested-key-error';
@@ -196,6 +197,16 @@ function checkCrossFields(settings: Map<string, Setting>, label: (option: string
   const bind = parseBind(value('bind') as string);
   if (bind === undefined) {
     throw new GatewayConfigError(`${label('bind')} must be host:port with a port from 0 to 65535, e.g. "127.0.0.1:3000" or "[::1]:3000" (got ${describeGot(value('bind'), false)})`, 'bind');
+  }
+
+  // Browsers send the origin normalised; a listed value in another spelling would never match.
+  for (const origin of (value('corsOrigins') as readonly string[] | undefined) ?? []) {
+    const normal = normalOrigin(origin);
+    if (normal === origin) continue;
+    const fix = origin === '*'
+      ? 'list the origins of your browser apps instead: requests carry credentials, so tablegate never allows every origin'
+      : normal === undefined ? 'write an http(s) origin such as "https://app.example.com"' : `write ${JSON.stringify(normal)}, as browsers send it`;
+    throw new GatewayConfigError(`${label('corsOrigins')} lists ${describeGot(origin, false)}, which is not an origin (scheme://host[:port], no path); ${fix}`, 'corsOrigins');
   }
 
   const schemas = value('schemas') as readonly string[];

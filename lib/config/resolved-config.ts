@@ -23,6 +23,8 @@ export interface RateLimitConfig {
 export interface ResolvedConfig {
   readonly databaseUrl: string | undefined;
   readonly bind: string;
+  /** `tablegate serve` only: browser origins allowed by CORS. */
+  readonly corsOrigins: readonly string[] | undefined;
   readonly schemas: readonly string[];
   /** Searched after `schemas` in every request's transaction-local `search_path`. */
   readonly extraSearchPath: readonly string[];

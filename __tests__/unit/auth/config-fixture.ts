@@ -8,6 +8,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
   return Object.freeze({
     databaseUrl: undefined,
     bind: '127.0.0.1:3000',
+    corsOrigins: undefined,
     schemas: ['public'],
     extraSearchPath: ['public'],
     adminToken: undefined,

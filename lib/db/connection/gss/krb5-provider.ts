@@ -9,7 +9,7 @@ import { GatewayConfigError } from '../../../errors/gateway-config-error';
 import type { GssProvider } from './gss-provider';
 import { krb5Preflight } from './krb5-preflight';
 
-/** What tablegate uses of the `kerberos` package (typed here: it is an optional dependency). */
+/** What tablegate uses of the `kerberos` package (typed here: it is an optional peer dependency). */
 interface KerberosBinding {
   initializeClient(service: string, options: { mechOID?: number; gssFlag?: number }): Promise<KerberosClient>;
   readonly GSS_MECH_OID_KRB5: number;
