@@ -11,27 +11,14 @@
  * (https://www.postgresql.org/docs/current/catalog-pg-type.html).
  */
 
+import type { PgType } from './schema-types';
+
 /** A pool or client (the same shape as introspect.ts's `Queryable`, which imports this file). */
 interface Queryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
-export interface RawType {
-  readonly oid: number;
-  readonly schema: string;
-  readonly name: string;
-  /** `pg_type.typtype`: 'b' base, 'c' composite, 'd' domain, 'e' enum, 'p' pseudo, 'r' range, 'm' multirange. */
-  readonly typtype: string;
-  /** `pg_type.typcategory`. */
-  readonly category: string;
-  /** Arrays: the element type's oid; else null. */
-  readonly elementOid: number | null;
-  /** Domains: the type the domain is over; else null. */
-  readonly baseOid: number | null;
-  /** Enums: the labels in sort order; else empty. */
-  readonly labels: readonly string[];
-  /** Composites: [name, type oid] per attribute in order; else empty. */
-  readonly attributes: readonly (readonly [string, number])[];
-}
+/** A `PgType` as the catalog query returns it: composite attributes as [name, type oid] pairs. */
+export type RawType = Omit<PgType, 'attributes'> & { readonly attributes: readonly (readonly [string, number])[] };
 
 // An array is a varlena type with an element (point, name and int2vector have typelem too, but
 // are fixed-size or plain-storage and render as text): the same test format_type() makes.
