@@ -49,6 +49,9 @@ import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
 import { createParseStage } from './stages/parse/create-parse-stage';
+import { createPostgrestParseStage } from './stages/parse/postgrest/create-postgrest-parse-stage';
+import { renderPostgrest } from './http/postgrest/render-postgrest';
+import { sendPostgrest, sendPostgrestError } from './http/postgrest/send-postgrest';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
@@ -83,7 +86,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const legacyPolicy = loadLegacyPolicy(config);
   const defaults: Stages = {
     auth: createAuthStage(config),
-    parse: createParseStage(cursors),
+    // dialect = postgrest: PostgREST's grammar, parsed into the same commands (docs/postgrest-dialect.md).
+    parse: config.dialect === 'postgrest' ? createPostgrestParseStage() : createParseStage(cursors),
     policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
@@ -197,21 +201,23 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
+  const postgrest = config.dialect === 'postgrest';
   const handle = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     let route = 'unknown';
-    const ticket = drain.enter(() => sendError(res, shuttingDown('The gateway shut down before the request finished.'), requestId));
+    const refuse = (err: GatewayError): unknown => (postgrest ? sendPostgrestError(res, err, requestId, false) : sendError(res, err, requestId));
+    const ticket = drain.enter(() => refuse(shuttingDown('The gateway shut down before the request finished.')));
     if (ticket === undefined) {
-      sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
+      refuse(shuttingDown('The gateway is shutting down.'));
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       return;
     }
     try {
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
-      const body = req.method === 'POST' || req.method === 'PATCH' ? await readBody(req, config.maxRequestBodyBytes) : undefined;
+      const body = req.method === 'POST' || req.method === 'PATCH' || (postgrest && req.method === 'PUT') ? await readBody(req, config.maxRequestBodyBytes) : undefined;
       const request = digestRequest(req, requestId, body);
       try {
         await whenStarted();
@@ -226,6 +232,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ticket.aborted) return;
       route = ctx.command!.kind;
       showPattern(res, ctx);
+      if (postgrest) {
+        sendPostgrest(res, renderPostgrest(ctx.command!, ctx.plan!, result, config.schemas));
+        return;
+      }
       const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
       res.statusCode = rendered.status;
       if (rendered.body === null) res.end();
@@ -238,7 +248,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         showPattern(res, ctx);
       }
       if (isSchemaDrift(err)) reloadAfterDrift();
-      sendError(res, err, requestId);
+      if (postgrest) sendPostgrestError(res, err, requestId, ctx?.identity?.source === 'anonymous');
+      else sendError(res, err, requestId);
     } finally {
       ticket.leave();
       metrics.record(route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
