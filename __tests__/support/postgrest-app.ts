@@ -19,7 +19,8 @@ export interface PostgrestApp {
   /** The base URL PostgREST would have, e.g. http://127.0.0.1:1234/rest/v1. */
   readonly url: string;
   /** A postgrest-js client with this bearer token (default: tenant A's), on this schema. */
-  client(token?: string, schema?: string): PostgrestClient;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  client(token?: string, schema?: string): PostgrestClient<any, any, any>;
   close(): Promise<void>;
 }
 

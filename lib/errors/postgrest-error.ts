@@ -30,6 +30,8 @@ export const postgrestCodes = {
   PGRST202: { status: 404, code: 'NOT_FOUND', when: 'unknown function' },
   PGRST204: { status: 400, code: 'UNKNOWN_COLUMN', when: 'unknown column in columns= or a body' },
   PGRST205: { status: 404, code: 'NOT_FOUND', when: 'unknown table or view' },
+  // PostgREST 12 answered an unknown table with PostgreSQL's code (PGRST205 is 13's).
+  '42P01': { status: 404, code: 'NOT_FOUND', when: 'unknown table or view, with postgrest_version = 12' },
 } as const satisfies Record<string, { status: number; code: ErrorCode; when: string }>;
 
 export type PostgrestCode = keyof typeof postgrestCodes;

@@ -78,5 +78,6 @@ function conditionOf(c: Condition): string {
 
 /** An item inside `or=(...)`: `col.op`, or a nested group. */
 function groupItemOf(c: Condition): string {
-  return conditionOf(c).replace(/^([^=]*)=(?!\()/, '$1.');
+  if (c.kind === 'group') return `${c.negate ? 'not.' : ''}${c.op}(${[...new Set(c.items.map(groupItemOf))].sort().join(',')})`;
+  return conditionOf(c).replace(/^([^=]*)=/, '$1.');
 }

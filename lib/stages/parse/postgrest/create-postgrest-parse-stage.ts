@@ -41,7 +41,7 @@ export function createPostgrestParseStage(): Stages['parse'] {
       return parsePostgrestRpc(second, request, context);
     }
     if (second !== undefined) throw new PostgrestError('PGRST125', `Invalid path specified in request URL`, { details: `/${clip(request.segments.join('/'), 120)}` });
-    const table = resolveTable(schema, profile, first);
+    const table = resolveTable(schema, profile, first, config.postgrestVersion);
     switch (method) {
       case 'GET':
       case 'HEAD': {
@@ -68,9 +68,10 @@ function unsupported(method: string): GatewayError {
   return new PostgrestError('PGRST117', `Unsupported HTTP method: ${clip(method, 16)}`);
 }
 
-function resolveTable(schema: SchemaCache, profile: string, name: string): Table {
+function resolveTable(schema: SchemaCache, profile: string, name: string, version: 12 | 13): Table {
   const table = schema.tables.find((t) => t.schema === profile && t.name === name);
   if (table) return table;
+  if (version === 12) throw new PostgrestError('42P01', `relation "${clip(`${profile}.${name}`)}" does not exist`);
   const near = nearestName(name, schema.tables.filter((t) => t.schema === profile).map((t) => t.name));
   throw new PostgrestError('PGRST205', `Could not find the table '${clip(`${profile}.${name}`)}' in the schema cache`, near === undefined ? {} : { hint: `Perhaps you meant the table '${profile}.${near}'` });
 }
