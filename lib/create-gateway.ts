@@ -56,6 +56,9 @@ import { createReadRouting } from './create-read-routing';
 import { createDescribeRoute } from './create-describe-route';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { UnknownTableError } from './stages/parse/resolve-names';
+import { createPostgrestParseStage } from './stages/parse/postgrest/create-postgrest-parse-stage';
+import { renderPostgrest } from './http/postgrest/render-postgrest';
+import { sendPostgrest, sendPostgrestError } from './http/postgrest/send-postgrest';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
@@ -99,7 +102,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const legacyPolicy = loadLegacyPolicy(config);
   const defaults: Stages = {
     auth: createAuthStage(config),
-    parse: createParseStage(cursors),
+    // dialect = postgrest: PostgREST's grammar, parsed into the same commands (docs/postgrest-dialect.md).
+    parse: config.dialect === 'postgrest' ? createPostgrestParseStage() : createParseStage(cursors),
     policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
@@ -228,6 +232,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
+  const postgrest = config.dialect === 'postgrest';
   const handle = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(req);
@@ -240,10 +245,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     const timing = (): void => {
       if (config.serverTiming && !res.headersSent) res.setHeader('Server-Timing', serverTiming(measures, seconds() * 1000));
     };
-    const ticket = drain.enter(() => (timing(), sendError(res, shuttingDown('The gateway shut down before the request finished.'), requestId)));
+    const refuse = (err: GatewayError): unknown => (timing(), postgrest ? sendPostgrestError(res, err, requestId, false) : sendError(res, err, requestId));
+    const ticket = drain.enter(() => refuse(shuttingDown('The gateway shut down before the request finished.')));
     if (ticket === undefined) {
-      timing();
-      sendError(res, shuttingDown('The gateway is shutting down.'), requestId);
+      refuse(shuttingDown('The gateway is shutting down.'));
       metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
       logRequest(req, res, requestId, route, started);
       return;
@@ -251,7 +256,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
-      const body = req.method === 'POST' || req.method === 'PATCH' ? await readBody(req, config.maxRequestBodyBytes) : undefined;
+      const body = req.method === 'POST' || req.method === 'PATCH' || (postgrest && req.method === 'PUT') ? await readBody(req, config.maxRequestBodyBytes) : undefined;
       const request = digestRequest(req, requestId, body);
       try {
         await whenStarted();
@@ -271,6 +276,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ticket.aborted) return;
       route = ctx.command!.kind;
       showPattern(res, ctx);
+      if (postgrest) {
+        timing();
+        sendPostgrest(res, renderPostgrest(ctx.command!, ctx.plan!, result, config.schemas));
+        return;
+      }
       const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
       res.statusCode = rendered.status;
       timing();
@@ -288,7 +298,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       const reloadHint = err instanceof UnknownTableError && !drain.draining && (await unloaded.exists(err.table));
       if (ticket.aborted) return;
       timing();
-      sendError(res, reloadHint ? (err as UnknownTableError).withReloadHint() : err, requestId);
+      const answer = reloadHint ? (err as UnknownTableError).withReloadHint() : err;
+      if (postgrest) sendPostgrestError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
+      else sendError(res, answer, requestId);
     } finally {
       ticket.leave();
       metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });

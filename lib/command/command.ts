@@ -230,7 +230,172 @@ export interface ContractsCommand {
   readonly functions: readonly DbFunction[];
 }
 
-export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand;
+export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
+
+
+/*
+ * The `read` command: a read shaped as a tree of table levels, for the PostgREST dialect
+ * (docs/postgrest-dialect.md). Each level selects fields (with output keys, casts, JSON paths and
+ * aggregates), embeds related levels (to-one, to-many, many-to-many through a junction table,
+ * inner or left, spread), filters with a boolean tree, orders and pages. Made by the dialect's
+ * parse stage only, every table and column a schema-cache object. Never holds caller text that
+ * compile writes into SQL as text: output keys, JSON path keys and filter values are bound
+ * parameters; casts are names from the fixed list `castTypes`; operators are closed unions.
+ */
+
+/** One step of a JSON path: `->key` (json) or `->>key` (text); `index` when the key is an integer (`->0`). */
+export interface JsonStep {
+  readonly key: string;
+  readonly index: boolean;
+  readonly asText: boolean;
+}
+
+/** A column, or a value inside a json/jsonb column reached by a path. */
+export interface FieldRef {
+  readonly column: Column;
+  readonly path: readonly JsonStep[];
+}
+
+/**
+ * Types a caller may cast to (`col::text`): PostgreSQL built-in type names, written into SQL from
+ * this list only, never from the request (docs/postgrest-dialect.md, "Casts").
+ */
+export const castTypes = [
+  'text', 'varchar', 'char', 'integer', 'int', 'int2', 'int4', 'int8', 'smallint', 'bigint', 'numeric', 'decimal', 'real', 'float4', 'float8',
+  'double precision', 'boolean', 'bool', 'json', 'jsonb', 'date', 'time', 'timestamp', 'timestamptz', 'interval', 'uuid', 'money', 'bytea',
+  'text[]', 'integer[]', 'bigint[]', 'numeric[]', 'boolean[]', 'uuid[]', 'date[]',
+] as const;
+export type CastType = (typeof castTypes)[number];
+
+/** A selected field: `alias:column->path::cast.aggregate()::cast`. */
+export interface FieldItem {
+  readonly kind: 'field';
+  /** The key of the value in the row's JSON object (bound as a value, never an identifier). */
+  readonly key: string;
+  readonly field: FieldRef;
+  /** Cast of the value before any aggregate (`col::text`). */
+  readonly cast: CastType | null;
+  readonly aggregate: AggregateFn | null;
+  /** Cast of the aggregate's result (`col.sum()::int`). */
+  readonly resultCast: CastType | null;
+  /** Made by expanding `*`: a policy may drop it instead of refusing the request. */
+  readonly fromStar?: boolean;
+}
+
+/** `count()`: the number of rows of the group. */
+export interface CountItem {
+  readonly kind: 'count';
+  readonly key: string;
+  readonly resultCast: CastType | null;
+}
+
+/** An embedded resource in `select`. */
+export interface EmbedItem {
+  readonly kind: 'embed';
+  readonly embed: Embed;
+}
+
+export type SelectItem = FieldItem | CountItem | EmbedItem;
+
+/** A many-to-many link: `junction` holds `toSource` (FK to the level above) and `toTarget` (FK to the embedded table). */
+export interface Junction {
+  readonly table: Table;
+  readonly toSource: ForeignKey;
+  readonly toTarget: ForeignKey;
+}
+
+/** How an embedded level hangs on the level above it: one foreign key, or a junction table. */
+export type EmbedLink = { readonly kind: 'fk'; readonly relation: Relation } | { readonly kind: 'junction'; readonly junction: Junction };
+
+export interface Embed {
+  /** The key of the embedded value in the parent row (the alias, else the name the caller wrote). */
+  readonly key: string;
+  /** The target as the caller wrote it, with its hint (`books!author_id`), for the query pattern. */
+  readonly spelled: string;
+  readonly link: EmbedLink;
+  readonly cardinality: 'one' | 'many';
+  /** `!inner`: parent rows without a related row are left out. */
+  readonly inner: boolean;
+  /** `...rel(cols)`: the related fields are merged into the parent row. */
+  readonly spread: boolean;
+  readonly node: ReadNode;
+}
+
+export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'match' | 'imatch' | 'isdistinct' | 'cs' | 'cd' | 'ov' | 'sl' | 'sr' | 'nxr' | 'nxl' | 'adj';
+/** Operators that take `(any)` / `(all)`. */
+export type QuantifiableOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'match' | 'imatch';
+export type FtsOp = 'fts' | 'plfts' | 'phfts' | 'wfts';
+export type IsValue = 'null' | 'not_null' | 'true' | 'false' | 'unknown';
+
+/** A condition of a level's WHERE: a tree, `negate` for `not.`. Values stay text, bound and cast by compile. */
+export type Condition =
+  | { readonly kind: 'compare'; readonly field: FieldRef; readonly op: CompareOp; readonly value: string; readonly negate: boolean }
+  | { readonly kind: 'quantified'; readonly field: FieldRef; readonly op: QuantifiableOp; readonly quantifier: 'any' | 'all'; readonly values: readonly string[]; readonly negate: boolean }
+  | { readonly kind: 'in'; readonly field: FieldRef; readonly values: readonly string[]; readonly negate: boolean }
+  | { readonly kind: 'is'; readonly field: FieldRef; readonly value: IsValue; readonly negate: boolean }
+  | { readonly kind: 'fts'; readonly field: FieldRef; readonly op: FtsOp; readonly config: string | null; readonly query: string; readonly negate: boolean }
+  | { readonly kind: 'group'; readonly op: 'and' | 'or'; readonly items: readonly Condition[]; readonly negate: boolean }
+  /** `rel=is.null` / `rel=not.is.null`: whether an embedded level (of this level) has a row. */
+  | { readonly kind: 'embedded'; readonly embed: Embed; readonly exists: boolean };
+
+/** One ordering term: a field of the level, or of a to-one embedded level (`order=rel(col)`). */
+export interface OrderTerm {
+  readonly field: FieldRef;
+  /** Set when the field is of a to-one embedded level. */
+  readonly embed: Embed | null;
+  readonly descending: boolean;
+  /** Null: PostgreSQL's default (NULLS LAST ascending, NULLS FIRST descending). */
+  readonly nulls: 'first' | 'last' | null;
+}
+
+/** One table level of the tree. */
+export interface ReadNode {
+  readonly table: Table;
+  readonly items: readonly SelectItem[];
+  /** False for `*` or no `select`: a policy may narrow such a projection instead of refusing it. */
+  readonly explicitSelect: boolean;
+  /** ANDed. */
+  readonly where: readonly Condition[];
+  readonly order: readonly OrderTerm[];
+  /** Null: no limit on this level (embedded levels); the top level always has one. */
+  readonly limit: number | null;
+  readonly offset: number;
+  /** Row conditions a policy adds (see RowScoped in command.ts). */
+  readonly rowFilters?: readonly Filter[];
+}
+
+export type CountMode = 'exact' | 'planned' | 'estimated';
+
+/** What the response body is. `plan`: EXPLAIN of the statement (docs/postgrest-dialect.md, "Plans"). */
+export type ReadMedia = 'json' | 'object' | 'csv' | 'plan' | 'geojson';
+
+export interface PlanOptions {
+  readonly analyze: boolean;
+  readonly verbose: boolean;
+  readonly settings: boolean;
+  readonly buffers: boolean;
+  readonly wal: boolean;
+  readonly format: 'json' | 'text';
+}
+
+export interface ReadCommand {
+  readonly kind: 'read';
+  /** The top level (its table is what `touchedColumns` and the error context name). */
+  readonly table: Table;
+  readonly root: ReadNode;
+  /** The exposed schema the request selected (Accept-Profile / Content-Profile). */
+  readonly schema: string;
+  readonly count: CountMode | null;
+  readonly media: ReadMedia;
+  readonly plan: PlanOptions | null;
+  /** The caller gave a limit (`limit=` or `Range`), and an offset: named by the query pattern. */
+  readonly explicitLimit: boolean;
+  readonly explicitOffset: boolean;
+  /** The request method was HEAD: no body, the same headers. */
+  readonly head: boolean;
+  /** `nulls=stripped` on the media type: keys whose value is null are left out of each row object. */
+  readonly stripNulls?: boolean;
+}
 
 export type CommandKind = Command['kind'];
 

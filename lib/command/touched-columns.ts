@@ -9,6 +9,7 @@
  */
 import type { Command, Expansion, Filter, ListCommand, ParentScope, Search, SortKey } from './command';
 import { assertNever } from './command';
+import { addReadNode } from './read-columns';
 import type { Column, Table } from '../schema/schema-types';
 
 export type TouchedColumns = Map<Table, Set<Column>>;
@@ -48,6 +49,9 @@ export function touchedColumns(command: Command): TouchedColumns {
     // A function's body is opaque to the gateway; the RPC keys govern calls (docs/rpc.md, "Hardening").
     case 'rpc':
     case 'contracts':
+      break;
+    case 'read':
+      addReadNode(add, command.root);
       break;
     default:
       return assertNever(command, 'command');

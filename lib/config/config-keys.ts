@@ -307,6 +307,18 @@ const gatewayRows = {
     key: 'read_your_writes_ms', schema: integer(0, MAX_INT4), default: 0, secret: false,
     description: 'After a caller\'s write, its reads go to the primary for this many ms (per instance); 0 = off. The header x-gw-read-primary: true does it per request.',
   },
+  dialect: {
+    key: 'dialect', schema: { enum: ['tablegate', 'postgrest'] }, default: 'tablegate', secret: false,
+    description: 'The URL grammar served at the mount point: tablegate\'s own, or PostgREST\'s (docs/postgrest-dialect.md).',
+  },
+  postgrestVersion: {
+    key: 'postgrest_version', schema: { enum: [12, 13] }, default: 13, secret: false,
+    description: 'With dialect postgrest: the PostgREST version whose behaviour is served where 12 and 13 differ.',
+  },
+  postgrestAggregates: {
+    key: 'postgrest_aggregates', schema: flag, default: true, secret: false,
+    description: 'With dialect postgrest: allow aggregate functions in select (count(), col.sum(), ...).',
+  },
 } satisfies Record<GatewayOptionName, Row>;
 
 const accessRows = {

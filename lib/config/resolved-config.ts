@@ -89,5 +89,11 @@ export interface ResolvedConfig {
   readonly readReplicaMaxLagMs: number | undefined;
   /** After a caller's write, its reads go to the primary for this long; 0 = off. */
   readonly readYourWritesMs: number;
+  /** The URL grammar served: tablegate's own or PostgREST's (docs/postgrest-dialect.md). */
+  readonly dialect: 'tablegate' | 'postgrest';
+  /** PostgREST version whose behaviour the postgrest dialect serves where 12 and 13 differ. */
+  readonly postgrestVersion: 12 | 13;
+  /** Aggregate functions in the postgrest dialect's select. */
+  readonly postgrestAggregates: boolean;
   readonly access: AccessConfig;
 }

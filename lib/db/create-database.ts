@@ -46,7 +46,8 @@ export function createDatabase(
               userId: identity.userId,
               agentId: identity.agentId,
               statementTimeoutMs,
-              searchPath,
+              // A request that selected one exposed schema (docs/postgrest-dialect.md, "Schemas") runs with it alone first.
+              searchPath: plan.schema === undefined ? searchPath : searchPathOf([plan.schema], options.extraSearchPath),
               readOnly: plan.readOnly,
               prepared,
               binaryResults: plan.binaryResults === true,

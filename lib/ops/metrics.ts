@@ -31,7 +31,7 @@ import { replicaMetrics } from './replica-metrics';
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Every command kind, checked against the Command union: a new kind fails the build until it is listed. */
-const commandKinds: Readonly<Record<CommandKind, true>> = { list: true, get: true, aggregate: true, explain: true, insert: true, update: true, delete: true, rpc: true, contracts: true };
+const commandKinds: Readonly<Record<CommandKind, true>> = { list: true, get: true, read: true, aggregate: true, explain: true, insert: true, update: true, delete: true, rpc: true, contracts: true };
 /** `route` label values: the command kinds, and `unknown` before (or without) a parsed command. */
 export const routeLabels: readonly string[] = [...Object.keys(commandKinds), 'unknown'];
 /** Status classes that exist at 0 from the start; others appear when they first occur. */

@@ -59,12 +59,23 @@ export interface BinaryCallShape {
   readonly timeZone: number;
 }
 
+/**
+ * A read of the PostgREST dialect: one row with the response body the statement built (a JSON
+ * array, or CSV text), the number of rows in it, and the total (a count was asked for, else null).
+ */
+export interface ReadShape {
+  readonly kind: 'read';
+  readonly body: number;
+  readonly count: number;
+  readonly total: number;
+}
+
 /** No statement: the answer comes from the schema cache (GET /_rpc/contracts). */
 export interface NoResultShape {
   readonly kind: 'none';
 }
 
-export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | NoResultShape;
+export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | NoResultShape | ReadShape;
 
 /**
  * Batch inserts: the same INSERT over a prefix of the rows, so that execute can name the row that
@@ -88,4 +99,9 @@ export interface Plan {
   readonly rowProbe?: RowProbe;
   /** Ask PostgreSQL for binary result columns (`x-gw-result-format: binary`). */
   readonly binaryResults?: boolean;
+  /**
+   * The exposed schema the request selected (the PostgREST dialect's Accept-Profile /
+   * Content-Profile): `search_path` is it then `extra_search_path`. Unset: every exposed schema.
+   */
+  readonly schema?: string;
 }

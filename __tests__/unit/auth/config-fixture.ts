@@ -58,6 +58,9 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     readReplicaCheckIntervalMs: 1000,
     readReplicaMaxLagMs: undefined,
     readYourWritesMs: 0,
+    dialect: 'tablegate',
+    postgrestVersion: 13,
+    postgrestAggregates: true,
     access: { enabled: false, path: undefined, policy: undefined },
     ...overrides,
   });

@@ -25,6 +25,7 @@ import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { createParseStage } from '../../../lib/stages/parse/create-parse-stage';
+import { createPostgrestParseStage } from '../../../lib/stages/parse/postgrest/create-postgrest-parse-stage';
 import type { CommandContext, ParseContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 import { makeTable } from './schema-fixture';
@@ -183,6 +184,7 @@ export interface Statement {
 
 const cursors = createCursorCodec(randomBytes(32));
 const parseStage = createParseStage(cursors);
+const postgrestParseStage = createPostgrestParseStage();
 const compileStage = createCompileStage();
 
 interface Call {
@@ -194,6 +196,8 @@ interface Call {
   readonly searchConfig?: string;
   /** Adds policy row filters (as the legacy policy's `filter` does) to the command. */
   readonly rowFilters?: boolean;
+  /** Parsed by the PostgREST dialect (docs/postgrest-dialect.md). */
+  readonly postgrest?: boolean;
 }
 
 function request(call: Call): GatewayRequest {
@@ -215,7 +219,7 @@ function parseCall(call: Call): Command {
   const config = testConfig({ schemas: ['Qs'], searchConfig: call.searchConfig, explainRoles: ['operator'] });
   const identity = { tenantId: 't', userId: 'u', role: 'operator', agentId: '', scopes: [], claims: {}, source: 'jwt' };
   const ctx = { request: request(call), config, schema: representativeSchema, identity, db: {} } as unknown as ParseContext;
-  const command = parseStage(ctx) as Command;
+  const command = (call.postgrest ? postgrestParseStage(ctx) : parseStage(ctx)) as Command;
   return call.rowFilters ? withRowFilters(command) : command;
 }
 
@@ -239,6 +243,8 @@ function withRowFilters(command: Command): Command {
     case 'update':
     case 'delete':
       return { ...command, rowFilters: filter(command.table) };
+    case 'read':
+      return { ...command, root: { ...command.root, rowFilters: filter(command.table) } };
     default:
       throw new Error(`no row filters for ${command.kind}`);
   }
@@ -255,6 +261,7 @@ const cursorFor = (query: string, values: (string | null)[]): string => {
  */
 function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readonly Call[]> {
   const get = (path: string, query = '', extra: Partial<Call> = {}): Call => ({ method: 'GET', path, query, ...extra });
+  const pg = (path: string, query = '', headers: Record<string, string> = {}, extra: Partial<Call> = {}): Call => ({ method: 'GET', path, query, headers, postgrest: true, ...extra });
   const post = (path: string, body: unknown, query = '', headers: Record<string, string> = {}): Call => ({ method: 'POST', path, query, body, headers });
   const listShapes = (path: string): Call[] => [
     get(path),
@@ -295,6 +302,16 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       post('Qparent', [{ Qid: 1, Qname: 'a' }], '', { 'x-upsert': 'true' }),
       post('Qparent', { Qid: 1 }, '', { 'x-upsert': 'true' }),
       post('Qparent', [{ Qcode: 'a', Qname: 'b' }, { Qcode: 'c' }], '', { prefer: 'resolution=ignore-duplicates', 'x-on-conflict': 'Qcode' }),
+    ],
+    read: [
+      pg('Qparent'),
+      pg('Qparent', 'select=n:Qname,Qamount::text,Qtags&Qname=eq.a&or=(Qid.gt.1,and(Qname.like.a*,Qid.not.in.(1,2)))&Qid=eq(any).{1,2}&Qtags=cs.{a}&Qname=fts(english).a&Qcode=is.null&order=Qname.desc.nullslast&limit=5&offset=10', {}, { rowFilters: true }),
+      pg('Qparent', 'select=Qname,Qamount.sum(),count()&order=Qname', { prefer: 'count=exact' }),
+      pg('Qparent', 'select=Qname,Qchild!inner(Qlabel,Qparent(Qname))&Qchild.Qlabel=like.x*&Qchild.order=Qlabel&Qchild.limit=2', { prefer: 'count=estimated', accept: 'text/csv' }),
+      pg('Qchild', 'select=Qlabel,p:Qparent(Qname),...Qparent(Qcode)&order=p(Qname).asc&Qparent=not.is.null', { prefer: 'count=planned', accept: 'application/vnd.pgrst.object+json' }),
+      pg('Qparent', 'select=Qname,...Qchild(Qlabel),Qchild(count())', { accept: 'application/vnd.pgrst.plan+json; options=analyze|verbose' }),
+      pg('Qparent', 'Qname=like(all).{a*,b}&Qid=not.is.unknown&Qname=plfts.a&Qcode=phfts(english).b', { accept: 'application/vnd.pgrst.plan+text; options=settings|buffers|wal' }),
+      pg('Qparent', 'select=Qname', { accept: 'application/vnd.pgrst.array+json;nulls=stripped' }),
     ],
     update: [{ method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true }],
     delete: [{ method: 'DELETE', path: 'Qparent/1' }, { method: 'DELETE', path: 'Qparent/1', query: 'returning=Qid,Qname', rowFilters: true }],

@@ -16,6 +16,7 @@
 import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
+import { readPattern } from './read-pattern';
 
 export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
@@ -40,6 +41,8 @@ export function queryPattern(command: Command): string | undefined {
     case 'rpc':
     case 'contracts':
       return undefined;
+    case 'read':
+      return readPattern(command);
   }
   // Reached only by a kind added to Command and not to this switch (a build error) or a
   // replacement parse stage's invented kind: no pattern is ever guessed for it.

@@ -16,6 +16,8 @@ import { compileExplain } from './compile-explain';
 import { compileGet } from './compile-get';
 import { compileInsert } from './compile-insert';
 import { compileList } from './compile-list';
+import { compilePlan } from './compile-plan';
+import { compileRead } from './compile-read';
 import { compileRpc } from './compile-rpc';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
@@ -25,7 +27,7 @@ export function createCompileStage(): Stages['compile'] {
     const { command, config } = ctx;
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
-    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command) };
+    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...(command.kind === 'read' ? { schema: command.schema } : {}) };
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
       const rows = command.rowCount;
@@ -53,6 +55,8 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
       return compileDelete(command);
     case 'rpc':
       return compileRpc(command);
+    case 'read':
+      return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command)) : compileRead(command);
     default:
       return assertNever(command, 'command');
   }
@@ -66,6 +70,7 @@ export function isRead(command: Command): boolean {
     case 'aggregate':
     case 'explain':
     case 'contracts':
+    case 'read':
       return true;
     // IMMUTABLE and STABLE functions cannot write (PostgreSQL refuses), so they get the read-only
     // transaction; a VOLATILE one may write, as the caller, under RLS.

@@ -8,6 +8,7 @@
 import type { Command, RpcCommand } from '../../command/command';
 import type { BinaryCallShape, ResultShape } from '../../pipeline/plan';
 import { listColumns } from './compile-list';
+import { readColumns } from './compile-read';
 
 export function shapeOf(command: Command): ResultShape {
   switch (command.kind) {
@@ -29,6 +30,9 @@ export function shapeOf(command: Command): ResultShape {
       return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
     case 'contracts':
       return NONE;
+    // compile-read.ts: the body, the row count, the total; with the plan media type, EXPLAIN's one value.
+    case 'read':
+      return command.media === 'plan' ? VALUE : READ;
   }
 }
 
@@ -47,3 +51,4 @@ const VALUE: ResultShape = Object.freeze({ kind: 'value', value: 0 });
 const WRITTEN: ResultShape = Object.freeze({ kind: 'written', data: 0, count: 1 });
 const CALL: ResultShape = Object.freeze({ kind: 'call', value: 0 });
 const NONE: ResultShape = Object.freeze({ kind: 'none' });
+const READ: ResultShape = Object.freeze({ kind: 'read', ...readColumns });

@@ -51,6 +51,7 @@ function errorContextOf(command: Command): ErrorContext {
     case 'explain':
     case 'update':
     case 'delete':
+    case 'read':
       return { kind: command.kind, relation: command.table };
     case 'insert':
       return { kind: command.kind, relation: command.table, onConflict: command.onConflict !== null };

@@ -20,6 +20,7 @@ import type { Column, Table } from '../../schema/schema-types';
 import type { BodyRow, Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import { allows, type ColumnSet, type Operation } from './access-policy';
+import { enforceReadPolicy } from './enforce-read-policy';
 
 /** What a policy grants on one table for one operation. */
 export interface Grant {
@@ -76,6 +77,8 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
     case 'rpc':
     case 'contracts':
       return command;
+    case 'read':
+      return Object.freeze({ ...command, root: enforceReadPolicy(permit, command.root) });
   }
 }
 

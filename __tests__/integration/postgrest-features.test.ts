@@ -1,0 +1,264 @@
+/**
+ * The PostgREST dialect beyond plain reads, through @supabase/postgrest-js and supabase-js over
+ * HTTP (docs/postgrest-dialect.md): aggregates (and their switch), the plan media type (under the
+ * explain route's access rule), PostgREST 12 vs 13, error bodies and statuses, the access policy
+ * and the allow-list (refusals before SQL). Fixture: __tests__/fixtures/080-postgrest.sql.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient } from '@supabase/supabase-js';
+import type { GatewayOptions } from '../../lib';
+import { pgrstTokenA, startPostgrestApp, type PostgrestApp } from '../support/postgrest-app';
+import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
+
+let db: TestDatabase;
+const apps: PostgrestApp[] = [];
+/** SQL the execute stage was asked to run, per app (a refusal before SQL leaves it empty). */
+let executed: string[] = [];
+
+async function appWith(options: Partial<GatewayOptions> = {}): Promise<PostgrestApp> {
+  const app = await startPostgrestApp(
+    {
+      stages: {
+        execute: (ctx, execute) => {
+          executed.push(ctx.plan.query?.text ?? '');
+          return execute(ctx);
+        },
+      },
+      ...options,
+    },
+    db,
+  );
+  apps.push(app);
+  return app;
+}
+
+let app: PostgrestApp;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = await appWith();
+});
+afterAll(async () => {
+  for (const a of apps) await a.close();
+  await db.drop();
+});
+beforeEach(() => {
+  executed = [];
+});
+
+const bearer = (token = pgrstTokenA): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+
+describe('aggregates', () => {
+  it('count() alone, and grouped by the other selected columns', async () => {
+    expect((await app.client().from('books').select('count()')).data).toEqual([{ count: 5 }]);
+    const { data, error } = await app.client().from('books').select('genre, count()').order('genre');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { genre: 'fiction', count: 2 },
+      { genre: 'science', count: 2 },
+      { genre: 'poetry', count: 1 },
+    ]);
+  });
+
+  it('sum avg min max, with aliases and casts of the result, under filters', async () => {
+    const { data, error } = await app.client().from('books').select('pages.sum(), avg_price:price.avg()::int, pages.min(), pages.max(), id.count()').neq('genre', 'poetry');
+    expect(error).toBeNull();
+    expect(data).toEqual([{ sum: 1170, avg_price: 22, min: 120, max: 500, count: 4 }]);
+  });
+
+  it('inside an embedded resource', async () => {
+    const { data, error } = await app.client().from('authors').select('name, books!author_id(count(), pages.sum())').order('id');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { name: 'Ada', books: [{ count: 1, sum: 120 }] },
+      { name: 'Brontë', books: [{ count: 3, sum: 980 }] },
+      { name: 'Curie', books: [{ count: 1, sum: 150 }] },
+    ]);
+  });
+
+  it('postgrest_aggregates = false refuses them with PGRST123 before SQL', async () => {
+    const off = await appWith({ postgrestAggregates: false });
+    executed = [];
+    const { error, status } = await off.client().from('books').select('count()');
+    expect(status).toBe(400);
+    expect(error?.code).toBe('PGRST123');
+    expect(executed).toEqual([]);
+  });
+});
+
+describe('the plan media type', () => {
+  it('is refused like the explain route to callers explain_roles does not name (403 before SQL)', async () => {
+    const { error, status } = await app.client().from('books').select('id').explain();
+    expect(status).toBe(403);
+    expect(error).toMatchObject({ code: '42501' });
+    expect(executed).toEqual([]);
+  });
+
+  it('answers EXPLAIN of the read for a listed role, as text or JSON, with options', async () => {
+    const open = await appWith({ explainRoles: ['member'] });
+    const text = await open.client().from('books').select('id').eq('genre', 'fiction').explain();
+    expect(text.error).toBeNull();
+    expect(text.data).toMatch(/Scan/);
+    const json = await open.client().from('books').select('id').explain({ format: 'json', analyze: true });
+    expect(json.error).toBeNull();
+    const plan = json.data as unknown as { Plan: { 'Actual Rows'?: number } }[];
+    expect(Array.isArray(plan)).toBe(true);
+    expect(plan[0]!.Plan).toHaveProperty('Actual Rows');
+  });
+
+  it('is unavailable (406) with explain_enabled = false', async () => {
+    const off = await appWith({ explainEnabled: false, explainRoles: ['member'] });
+    const { status, error } = await off.client().from('books').select('id').explain();
+    expect(status).toBe(406);
+    expect(error?.code).toBe('PGRST107');
+  });
+});
+
+describe('postgrest_version 12 and 13', () => {
+  it('13 spreads to-many relations as arrays; 12 refuses with PGRST119', async () => {
+    const v12 = await appWith({ postgrestVersion: 12 });
+    const refused = await v12.client().from('authors').select('name, ...books!author_id(title)');
+    expect(refused.status).toBe(400);
+    expect(refused.error?.code).toBe('PGRST119');
+    const ok = await v12.client().from('books').select('title, ...authors!author_id(name)').eq('id', 1);
+    expect(ok.data).toEqual([{ title: 'Notes on the Engine', name: 'Ada' }]);
+    expect((await app.client().from('authors').select('name, ...books!author_id(title)').eq('id', 1)).data).toEqual([{ name: 'Ada', title: ['Notes on the Engine'] }]);
+  });
+
+  it('an unknown table: PGRST205 in 13, 42P01 in 12, both 404', async () => {
+    const v12 = await appWith({ postgrestVersion: 12 });
+    expect(await app.client().from('nope').select()).toMatchObject({ status: 404, error: { code: 'PGRST205' } });
+    expect(await v12.client().from('nope').select()).toMatchObject({ status: 404, error: { code: '42P01' } });
+  });
+});
+
+describe('errors as PostgREST sends them', () => {
+  const raw = async (pathAndQuery: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> => {
+    const res = await fetch(`${app.url}${pathAndQuery}`, { ...init, headers: { ...bearer(), ...(init.headers as Record<string, string> | undefined) } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+  };
+
+  it('every body is exactly {code, message, details, hint}', async () => {
+    for (const p of ['/books?select=nope', '/nope', '/books?id=eq.abc', '/books?select=id(', '/books/1', '/', '/books?id=xx.1']) {
+      const { body } = await raw(p);
+      expect(Object.keys(body).sort()).toEqual(['code', 'details', 'hint', 'message']);
+      expect(typeof body.message).toBe('string');
+    }
+  });
+
+  it('codes and statuses', async () => {
+    expect(await raw('/books?select=nope')).toMatchObject({ status: 400, body: { code: '42703', message: 'column books.nope does not exist' } });
+    expect(await raw('/nope')).toMatchObject({ status: 404, body: { code: 'PGRST205' } });
+    expect(await raw('/books?id=eq.abc')).toMatchObject({ status: 400, body: { code: '22P02' } });
+    expect(await raw('/books?select=id(')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(await raw('/books?id=xx.1')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(await raw('/books?select=id::regclass')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(await raw('/books?select=id.median()')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(await raw('/books/1')).toMatchObject({ status: 404, body: { code: 'PGRST125' } });
+    expect(await raw('/')).toMatchObject({ status: 404, body: { code: 'PGRST126' } });
+    expect(await raw('/books', { method: 'PURGE' })).toMatchObject({ status: 405, body: { code: 'PGRST117' } });
+  });
+
+  it('writes and function calls fail closed with PGRST127 before SQL (not served yet)', async () => {
+    const insert = await app.client().from('books').insert({ id: 50, title: 'x', author_id: 1, genre: 'fiction' });
+    expect(insert).toMatchObject({ status: 400, error: { code: 'PGRST127' } });
+    const del = await app.client().from('books').delete().eq('id', 1);
+    expect(del).toMatchObject({ status: 400, error: { code: 'PGRST127' } });
+    const rpc = await app.client().rpc('anything', { a: 1 });
+    expect(rpc).toMatchObject({ status: 400, error: { code: 'PGRST127' } });
+    expect(executed).toEqual([]);
+    const { rows } = await db.admin.query('SELECT count(*)::int AS n FROM pgrst.books');
+    expect(rows[0].n).toBe(7);
+  });
+
+  it('a bad token is 401 PGRST301 with WWW-Authenticate; none is 401 too (require_auth)', async () => {
+    const bad = await fetch(`${app.url}/books`, { headers: { Authorization: `Bearer ${signToken({ tenant_id: TENANT_A }, 'another-secret-of-at-least-32-bytes!!')}` } });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toContain('Bearer');
+    expect(((await bad.json()) as { code: string }).code).toBe('PGRST301');
+    const none = await fetch(`${app.url}/books`);
+    expect(none.status).toBe(401);
+  });
+});
+
+describe('access policy and allow-list (refused before SQL)', () => {
+  const policy = {
+    default_decision: 'allow',
+    tables: {
+      authors: { operations: ['read'], read_columns: { except: ['secret'] } },
+      events: { operations: [] },
+    },
+  };
+
+  it('a denied column in select, a filter, an or tree, order or an embed is 403 42501; * drops it', async () => {
+    const guarded = await appWith({ access: { policy } });
+    const c = () => guarded.client();
+    for (const q of [
+      c().from('authors').select('secret'),
+      c().from('authors').select('id').eq('secret', 's1'),
+      c().from('authors').select('id').or('id.eq.1,secret.eq.s1'),
+      c().from('authors').select('id').order('secret'),
+      c().from('books').select('id, authors!author_id(secret)'),
+      c().from('books').select('id, authors!author_id(name)').eq('authors.secret', 's1'),
+      c().from('books').select('id, ...authors!author_id(secret)'),
+    ]) {
+      executed = [];
+      const { status, error } = await q;
+      expect({ status, code: error?.code }).toEqual({ status: 403, code: '42501' });
+      expect(executed).toEqual([]);
+    }
+    const star = await c().from('authors').select('*').eq('id', 1);
+    expect(star.data).toEqual([{ id: 1, tenant_id: TENANT_A, name: 'Ada', born: '1815-12-10' }]);
+    const embedStar = await c().from('books').select('id, authors!author_id(*)').eq('id', 1);
+    expect(embedStar.data).toEqual([{ id: 1, authors: { id: 1, tenant_id: TENANT_A, name: 'Ada', born: '1815-12-10' } }]);
+  });
+
+  it('a denied table, also as an embed, is 403 before SQL', async () => {
+    const guarded = await appWith({ access: { policy } });
+    executed = [];
+    expect((await guarded.client().from('events').select('id')).status).toBe(403);
+    expect(executed).toEqual([]);
+  });
+
+  it('the allow-list takes one canonical pattern per query shape, whatever the values and parameter order', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-pgrst-allow-'));
+    const file = path.join(dir, 'allow.txt');
+    fs.writeFileSync(file, 'GET pgrst.books select=id,title,authors!author_id(name) genre=eq pages=gt order=id.asc limit\n');
+    const listed = await appWith({ allowListPath: file });
+    const a = await listed.client().from('books').select('id,title,authors!author_id(name)').eq('genre', 'fiction').gt('pages', 10).order('id').limit(3);
+    expect(a.error).toBeNull();
+    expect(a.data).toHaveLength(2);
+    const reordered = await fetch(`${listed.url}/books?pages=gt.1&limit=1&order=id.asc&genre=eq.science&select=id,title,authors!author_id(name)`, { headers: bearer() });
+    expect(reordered.status).toBe(200);
+    executed = [];
+    const other = await listed.client().from('books').select('id,title').eq('genre', 'fiction');
+    expect(other.status).toBe(403);
+    expect(other.error?.code).toBe('42501');
+    expect(JSON.parse(other.error!.details)).toMatchObject({ pattern: 'GET pgrst.books select=id,title genre=eq' });
+    expect(executed).toEqual([]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('dev mode shows the pattern in x-gw-query-pattern', async () => {
+    const dev = await appWith({ devMode: true });
+    const res = await fetch(`${dev.url}/books?select=id,shelves(label)&or=(id.eq.1,and(pages.gt.1,genre.eq.fiction))&shelves.order=label.desc`, { headers: bearer() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gw-query-pattern')).toBe('GET pgrst.books select=id,shelves(label) or=(and(genre.eq,pages.gt),id.eq) shelves.order=label.desc');
+  });
+});
+
+describe('supabase-js', () => {
+  it('.from() reads through the dialect at /rest/v1', async () => {
+    const base = app.url.replace(/\/rest\/v1$/, '');
+    // Realtime is never connected here; Node 20 has no WebSocket, so supabase-js is given a placeholder.
+    const supabase = createClient(base, pgrstTokenA, { db: { schema: 'pgrst' }, auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: class {} as never } });
+    const { data, error } = await supabase.from('books').select('title, author:authors!author_id(name)').eq('genre', 'science').order('id');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { title: 'Notes on the Engine', author: { name: 'Ada' } },
+      { title: 'Radioactive Substances', author: { name: 'Curie' } },
+    ]);
+    void TEST_JWT_SECRET;
+  });
+});

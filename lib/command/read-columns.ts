@@ -1,0 +1,59 @@
+/**
+ * The tables and columns a `read` command (the PostgREST dialect) names, level by level, for
+ * touchedColumns and the policy (docs/access-policy.md, "Columns").
+ * In: a read node. Out: calls `add(table, columns)` for every table the statement reads and every
+ * column it names: selected, aggregated, filtered, ordered, joined on (FK columns and referenced
+ * keys, junction tables). Never: leaves out a table or column that compile puts in the SQL.
+ */
+import type { Condition, Embed, FieldRef, ReadNode } from './command';
+import type { Column, Table } from '../schema/schema-types';
+
+export type AddColumns = (table: Table, columns: Iterable<Column>) => void;
+
+export function addReadNode(add: AddColumns, node: ReadNode): void {
+  const t = node.table;
+  add(t, []);
+  for (const item of node.items) {
+    if (item.kind === 'field') add(t, [item.field.column]);
+    if (item.kind === 'embed') addEmbed(add, item.embed);
+  }
+  add(t, conditionColumns(node.where));
+  for (const c of node.where) forEachEmbed(c, (e) => addEmbed(add, e));
+  for (const o of node.order) {
+    if (o.embed) {
+      add(o.embed.node.table, [o.field.column]);
+      addEmbed(add, o.embed);
+    } else add(t, [o.field.column]);
+  }
+}
+
+function addEmbed(add: AddColumns, e: Embed): void {
+  if (e.link.kind === 'fk') {
+    const fk = e.link.relation.foreignKey;
+    add(fk.table, fk.columns);
+    add(fk.referencedTable, fk.referencedColumns);
+  } else {
+    const { junction } = e.link;
+    for (const fk of [junction.toSource, junction.toTarget]) {
+      add(fk.table, fk.columns);
+      add(fk.referencedTable, fk.referencedColumns);
+    }
+  }
+  addReadNode(add, e.node);
+}
+
+/** The columns the conditions of one level compare (not those of embeds they name). */
+export function conditionColumns(conditions: readonly Condition[]): Column[] {
+  const out: Column[] = [];
+  const walk = (c: Condition): void => {
+    if (c.kind === 'group') c.items.forEach(walk);
+    else if (c.kind !== 'embedded') out.push((c as { field: FieldRef }).field.column);
+  };
+  conditions.forEach(walk);
+  return out;
+}
+
+function forEachEmbed(c: Condition, f: (e: Embed) => void): void {
+  if (c.kind === 'embedded') f(c.embed);
+  if (c.kind === 'group') for (const i of c.items) forEachEmbed(i, f);
+}

@@ -1,0 +1,355 @@
+/**
+ * ReadCommand (the PostgREST dialect's reads) -> one statement returning one row: the response
+ * body built by PostgreSQL (a JSON array, one object, or CSV text), the number of rows in it, and
+ * the total when a count was asked for (docs/postgrest-dialect.md, "How a read is compiled").
+ * In: a read command whose tables and columns are schema-cache objects. Out: the statement.
+ * Never: writes caller text into the SQL text. Output keys and JSON path keys are bound values;
+ * casts come from `castTypes`; aliases are made here (`_n0`, `_e1`, `_g2`, ...). Embedded levels
+ * are LATERAL subqueries of the same statement (no follow-up query), so RLS applies to them.
+ */
+import type { Condition, Embed, FieldItem, FieldRef, ReadCommand, ReadNode, SelectItem } from '../../command/command';
+import { assertNever } from '../../command/command';
+import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
+import { compileFilter } from './compile-filter';
+import { typedValue } from './typed-value';
+
+/** Output columns of the read statement, by position (read by the dialect's rendering). */
+export const readColumns = { body: 0, count: 1, total: 2 } as const;
+
+/** json_build_object takes at most 100 arguments: 50 key/value pairs. */
+const PAIRS_PER_OBJECT = 50;
+
+class Aliases {
+  private n = 0;
+  next(prefix: '_n' | '_e' | '_g' | '_j' | '_s'): Sql {
+    return ident(`${prefix}${this.n++}`);
+  }
+}
+
+export function compileRead(command: ReadCommand): Sql {
+  const aliases = new Aliases();
+  const root = command.root;
+  const level = compileLevel(root, aliases, () => [], true);
+  const json = command.stripNulls === true ? sql`json_strip_nulls(${level.json})` : level.json;
+  const page = sql`SELECT ${json} AS j${level.rest}`;
+  const total = compileTotal(command, aliases);
+  const body = bodyOf(command);
+  return sql`SELECT ${body}, count(*)::text, ${total} FROM (${page}) AS _p`;
+}
+
+/** The response body from the page's rows `_p.j`. */
+function bodyOf(command: ReadCommand): Sql {
+  switch (command.media) {
+    case 'json':
+    case 'plan':
+      return sql`coalesce(json_agg(_p.j), '[]')::text`;
+    // The one row's object (rendering answers 406 unless the count is 1).
+    case 'object':
+      return sql`(array_agg(_p.j))[1]::text`;
+    case 'csv':
+      // Header from the first row's keys, then one line per row; a value with a comma, quote or
+      // line break is quoted, quotes doubled (RFC 4180); NULL is an empty field.
+      return sql`coalesce((SELECT string_agg(_csv.q, ',' ORDER BY _csv.n) FROM (SELECT ${csvField(sql`_k.k`)} AS q, _k.n FROM json_object_keys((array_agg(_p.j))[1]) WITH ORDINALITY AS _k(k, n)) AS _csv) || E'\\n' || string_agg((SELECT string_agg(${csvField(sql`_v.value`)}, ',' ORDER BY _v.n) FROM json_each_text(_p.j) WITH ORDINALITY AS _v(key, value, n)), E'\\n'), '')`;
+    case 'geojson':
+      // Parse refuses geo+json unless PostGIS is installed; compile never gets here without it.
+      throw new Error('geo+json is not compiled without PostGIS');
+    default:
+      return assertNever(command.media, 'media');
+  }
+}
+
+function csvField(value: Sql): Sql {
+  return sql`CASE WHEN ${value} IS NULL THEN '' WHEN ${value} ~ '[",\r\n]' THEN '"' || replace(${value}, '"', '""') || '"' ELSE ${value} END`;
+}
+
+/**
+ * `Prefer: count=exact`: count(*) of the filtered top level without its limit. `planned`: the
+ * table's row estimate from pg_class (no EXPLAIN in one statement). `estimated`: the exact count
+ * up to the page cap, the estimate above it (docs/postgrest-dialect.md, "Counts").
+ */
+function compileTotal(command: ReadCommand, aliases: Aliases): Sql {
+  if (command.count === null) return sql`NULL::text`;
+  const root = command.root;
+  const planned = sql`(SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class AS c WHERE c.oid = ${root.table.oid}::oid)`;
+  if (command.count === 'planned') return sql`${planned}::text`;
+  const counted = compileLevel({ ...root, items: [], order: [], limit: null, offset: 0 }, aliases, () => [], false);
+  const rows = sql`SELECT 1${counted.rest}`;
+  if (command.count === 'exact') return sql`(SELECT count(*) FROM (${rows}) AS _c)::text`;
+  const cap = root.limit ?? 1000;
+  return sql`(SELECT CASE WHEN count(*) > ${integerLiteral(cap)} THEN greatest(${planned}, count(*)) ELSE count(*) END FROM (${rows} LIMIT ${integerLiteral(cap + 1)}) AS _c)::text`;
+}
+
+interface LevelSql {
+  /** The level's table alias. */
+  readonly alias: Sql;
+  /** The row's JSON value (an object; for a grouped level, built from `_g` and aggregates). */
+  readonly json: Sql;
+  /** Everything after the select list: FROM ... WHERE ... GROUP BY ... ORDER BY ... LIMIT ... */
+  readonly rest: Sql;
+}
+
+/**
+ * One level: `FROM <table> AS _nX [LEFT JOIN LATERAL <embed> ...] WHERE <conditions>`, then
+ * ordered and paged. `correlation` are the conditions tying it to the level above (none at the top).
+ * A level with aggregates reads its fields from a derived table `_g` and groups by the others:
+ * GROUP BY names `_g` columns, never expressions with bound values, which PostgreSQL could not
+ * match to the select list's.
+ */
+function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean): LevelSql {
+  const a = aliases.next('_n');
+  const t = node.table;
+  const embeds = node.items.filter((i): i is Extract<SelectItem, { kind: 'embed' }> => i.kind === 'embed').map((i) => i.embed);
+  // Embeds named only by a condition (`rel=not.is.null`) or an order term are joined too.
+  for (const c of node.where) collectEmbeds(c, embeds);
+  for (const o of node.order) if (o.embed && !embeds.includes(o.embed)) embeds.push(o.embed);
+  const joined = new Map<Embed, Sql>();
+  const joins: Sql[] = [];
+  for (const e of embeds) {
+    const alias = aliases.next('_e');
+    joined.set(e, alias);
+    const orderFields = node.order.filter((o) => o.embed === e).map((o) => o.field);
+    joins.push(sql` LEFT JOIN LATERAL (${compileEmbed(e, a, aliases, orderFields)}) AS ${alias} ON true`);
+  }
+  const conditions = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
+  for (const e of embeds) if (e.inner) conditions.push(hasRows(e, joined.get(e)!));
+  const where = conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
+  const from = sql` FROM ${ident(t.schema, t.name)} AS ${a}${join(joins, empty)}${where}`;
+  const page = pageOf(node, top);
+
+  const orderTerms = node.order.map((o) => {
+    const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : fieldExpr(aliases, o.field, a);
+    return { expr, o };
+  });
+  const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
+  if (!grouped) {
+    const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ expr, o }) => orderSql(expr, o.descending, o.nulls)))}` : empty;
+    return { alias: a, json: objectOf(itemPairs(node.items, (i) => valueOf(i, a, aliases), joined)), rest: sql`${from}${orderBy}${page}` };
+  }
+  // Grouped: the fields (cast, not yet aggregated) and the ordering values as `_g` columns.
+  const g = aliases.next('_g');
+  const inner: Sql[] = [];
+  const pairs: Sql[] = [];
+  const groupBy: Sql[] = [];
+  node.items.forEach((item, i) => {
+    const col = ident(`c${i}`);
+    if (item.kind === 'count') {
+      pairs.push(sql`${item.key}::text, ${castTo(sql`count(*)`, item.resultCast)}`);
+      return;
+    }
+    if (item.kind === 'embed') return; // parse refuses embeds beside aggregates
+    inner.push(sql`${castTo(fieldExpr(aliases, item.field, a), item.cast)} AS ${col}`);
+    if (item.aggregate === null) {
+      groupBy.push(sql`${g}.${col}`);
+      pairs.push(sql`${item.key}::text, ${g}.${col}`);
+    } else {
+      const fn = item.aggregate === 'count' ? sql`count` : item.aggregate === 'sum' ? sql`sum` : item.aggregate === 'avg' ? sql`avg` : item.aggregate === 'min' ? sql`min` : sql`max`;
+      pairs.push(sql`${item.key}::text, ${castTo(sql`${fn}(${g}.${col})`, item.resultCast)}`);
+    }
+  });
+  orderTerms.forEach(({ expr }, i) => {
+    inner.push(sql`${expr} AS ${ident(`o${i}`)}`);
+    groupBy.push(sql`${g}.${ident(`o${i}`)}`);
+  });
+  if (inner.length === 0) inner.push(sql`1 AS c`);
+  const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ o }, i) => orderSql(sql`${g}.${ident(`o${i}`)}`, o.descending, o.nulls)))}` : empty;
+  const group = groupBy.length ? sql` GROUP BY ${join(groupBy)}` : empty;
+  return { alias: a, json: objectOf(pairs), rest: sql` FROM (SELECT ${join(inner)}${from}) AS ${g}${group}${orderBy}${page}` };
+}
+
+function embedOrderIndex(node: ReadNode, term: ReadNode['order'][number]): number {
+  return node.order.filter((o) => o.embed === term.embed).indexOf(term);
+}
+
+function pageOf(node: ReadNode, top: boolean): Sql {
+  const limit = node.limit === null ? empty : sql` LIMIT ${integerLiteral(node.limit)}`;
+  const offset = node.offset > 0 || top ? sql` OFFSET ${integerLiteral(node.offset)}` : empty;
+  return sql`${limit}${offset}`;
+}
+
+function collectEmbeds(c: Condition, into: Embed[]): void {
+  if (c.kind === 'embedded' && !into.includes(c.embed)) into.push(c.embed);
+  if (c.kind === 'group') for (const i of c.items) collectEmbeds(i, into);
+}
+
+function orderSql(expr: Sql, descending: boolean, nulls: 'first' | 'last' | null): Sql {
+  const dir = descending ? sql` DESC` : sql` ASC`;
+  const n = nulls === null ? empty : nulls === 'first' ? sql` NULLS FIRST` : sql` NULLS LAST`;
+  return sql`${expr}${dir}${n}`;
+}
+
+/** An embedded level as the body of a LATERAL subquery: its JSON as `j` (plus ordering values `o0...` of a to-one level). */
+function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: readonly FieldRef[]): Sql {
+  const correlation = (a: Sql): Sql[] => correlate(e, a, parent, aliases);
+  const level = compileLevel(e.node, aliases, correlation, false);
+  const s = aliases.next('_s');
+  if (e.cardinality === 'one') {
+    // LIMIT 1: a to-one relation whose uniqueness is not enforced must still render one object.
+    // The parent orders by `o0`, `o1`, ...: fields of this one row (`order=rel(col)`).
+    const extra = orderFields.map((f, i) => sql`, ${fieldExpr(aliases, f, level.alias)} AS ${ident(`o${i}`)}`);
+    return sql`SELECT ${level.json} AS j${join(extra, empty)}${level.rest} LIMIT 1`;
+  }
+  if (e.spread) {
+    // A spread to-many level (PostgREST 13): each of its fields becomes an array of values.
+    const keys = spreadKeys(e.node);
+    const pairs = keys.map((k) => sql`${k}::text, coalesce(json_agg(${s}.j -> ${k}::text), '[]')`);
+    return sql`SELECT ${objectOf(pairs)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
+  }
+  return sql`SELECT coalesce(json_agg(${s}.j), '[]') AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
+}
+
+/** The conditions tying an embedded level (alias `a`) to its parent row (alias `parent`). */
+function correlate(e: Embed, a: Sql, parent: Sql, aliases: Aliases): Sql[] {
+  const link = e.link;
+  if (link.kind === 'fk') {
+    const { relation } = link;
+    const fk = relation.foreignKey;
+    const [mine, theirs] = relation.direction === 'forward' ? [fk.columns, fk.referencedColumns] : [fk.referencedColumns, fk.columns];
+    return mine.map((column, i) => sql`${a}.${ident(theirs[i]!.name)} = ${parent}.${ident(column.name)}`);
+  }
+  const { junction } = link;
+  const j = aliases.next('_j');
+  const toTarget = junction.toTarget.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${a}.${ident(junction.toTarget.referencedColumns[i]!.name)}`);
+  const toSource = junction.toSource.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${parent}.${ident(junction.toSource.referencedColumns[i]!.name)}`);
+  return [sql`EXISTS (SELECT 1 FROM ${ident(junction.table.schema, junction.table.name)} AS ${j} WHERE ${join([...toTarget, ...toSource], sql` AND `)})`];
+}
+
+/** Whether an embedded level has a row: `!inner`, `rel=not.is.null`. */
+function hasRows(e: Embed, alias: Sql): Sql {
+  // A spread to-many level is an object of arrays, present even without rows: checked like a to-one.
+  if (e.cardinality === 'one' || e.spread) return sql`${alias}.j IS NOT NULL`;
+  return sql`json_array_length(${alias}.j) > 0`;
+}
+
+/** The keys a spread level adds to its parent row: its fields, its embeds, and its own spreads' keys. */
+export function spreadKeys(node: ReadNode): string[] {
+  const keys: string[] = [];
+  for (const i of node.items) {
+    if (i.kind === 'embed') {
+      if (i.embed.spread) keys.push(...spreadKeys(i.embed.node));
+      else keys.push(i.embed.key);
+    } else keys.push(i.key);
+  }
+  return keys;
+}
+
+/** `key, value` pairs of a level's row object; a spread embed contributes each of its keys. */
+function itemPairs(items: readonly SelectItem[], value: (i: FieldItem) => Sql, joined: ReadonlyMap<Embed, Sql>): Sql[] {
+  const pairs: Sql[] = [];
+  for (const item of items) {
+    switch (item.kind) {
+      case 'field':
+        pairs.push(sql`${item.key}::text, ${value(item)}`);
+        break;
+      case 'count':
+        // Only in grouped levels (compileLevel's other branch).
+        throw new Error('count() outside a grouped level');
+      case 'embed': {
+        const alias = joined.get(item.embed)!;
+        // `rel()`: joined (for !inner or a filter), not returned.
+        if (item.embed.node.items.length === 0) break;
+        if (!item.embed.spread) pairs.push(sql`${item.embed.key}::text, ${alias}.j`);
+        else for (const k of spreadKeys(item.embed.node)) pairs.push(sql`${k}::text, ${alias}.j -> ${k}::text`);
+        break;
+      }
+      default:
+        assertNever(item, 'select item');
+    }
+  }
+  return pairs;
+}
+
+function valueOf(item: FieldItem, a: Sql, aliases: Aliases): Sql {
+  return castTo(fieldExpr(aliases, item.field, a), item.cast);
+}
+
+/** json_build_object of the pairs; above 50 pairs, objects of 50 merged (jsonb, so the keys of such wide rows come out in jsonb's order). */
+function objectOf(pairs: readonly Sql[]): Sql {
+  if (pairs.length <= PAIRS_PER_OBJECT) return sql`json_build_object(${join(pairs)})`;
+  const chunks: Sql[] = [];
+  for (let i = 0; i < pairs.length; i += PAIRS_PER_OBJECT) chunks.push(sql`json_build_object(${join(pairs.slice(i, i + PAIRS_PER_OBJECT))})::jsonb`);
+  return sql`(${join(chunks, sql` || `)})::json`;
+}
+
+function castTo(value: Sql, cast: string | null): Sql {
+  return cast === null ? value : sql`(${value})::${catalogType(cast)}`;
+}
+
+/** A column, or the value a JSON path reaches in it (`->` json, `->>` text); keys and indexes bound. */
+export function fieldExpr(_aliases: Aliases | null, field: FieldRef, a: Sql): Sql {
+  let expr = sql`${a}.${ident(field.column.name)}`;
+  for (const step of field.path) {
+    const key = step.index ? sql`${Number(step.key)}::integer` : sql`${step.key}::text`;
+    expr = step.asText ? sql`(${expr} ->> ${key})` : sql`(${expr} -> ${key})`;
+  }
+  return expr;
+}
+
+/** What a field is compared as: the column's type, text after `->>`, jsonb after `->`. */
+function comparable(field: FieldRef, a: Sql): { expr: Sql; typed: (v: string) => Sql; listType: Sql | null; text: boolean } {
+  const expr = fieldExpr(null, field, a);
+  const last = field.path[field.path.length - 1];
+  if (last === undefined) {
+    const c = field.column;
+    return { expr, typed: (v) => typedValue(c, v), listType: c.compareListType === null ? null : catalogType(c.compareListType), text: false };
+  }
+  if (last.asText) return { expr, typed: (v) => sql`${v}::text`, listType: sql`text[]`, text: true };
+  return { expr: sql`(${expr})::jsonb`, typed: (v) => sql`${v}::jsonb`, listType: sql`jsonb[]`, text: false };
+}
+
+const compareSql: Record<Extract<Condition, { kind: 'compare' }>['op'], Sql> = {
+  eq: sql`=`, neq: sql`<>`, gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=`, like: sql`LIKE`, ilike: sql`ILIKE`, match: sql`~`, imatch: sql`~*`,
+  isdistinct: sql`IS DISTINCT FROM`, cs: sql`@>`, cd: sql`<@`, ov: sql`&&`, sl: sql`<<`, sr: sql`>>`, nxr: sql`&<`, nxl: sql`&>`, adj: sql`-|-`,
+};
+
+const textOps = new Set(['like', 'ilike', 'match', 'imatch']);
+
+export function compileCondition(c: Condition, a: Sql, joined: ReadonlyMap<Embed, Sql>): Sql {
+  switch (c.kind) {
+    case 'compare': {
+      const f = comparable(c.field, a);
+      const cond = textOps.has(c.op) ? sql`${f.expr}::text ${compareSql[c.op]} ${c.value}::text` : sql`${f.expr} ${compareSql[c.op]} ${f.typed(c.value)}`;
+      return negated(cond, c.negate);
+    }
+    case 'quantified': {
+      const f = comparable(c.field, a);
+      const q = c.quantifier === 'any' ? sql`ANY` : sql`ALL`;
+      if (textOps.has(c.op)) return negated(sql`${f.expr}::text ${compareSql[c.op]} ${q}(${[...c.values]}::text[])`, c.negate);
+      const list = f.listType === null ? sql`${[...c.values]}` : sql`${[...c.values]}::${f.listType}`;
+      return negated(sql`${f.expr} ${compareSql[c.op]} ${q}(${list})`, c.negate);
+    }
+    case 'in': {
+      if (c.field.path.length === 0) return negated(compileFilter(a, { column: c.field.column, op: 'in', value: c.values }), c.negate);
+      const f = comparable(c.field, a);
+      return negated(sql`${f.expr} = ANY(${[...c.values]}::${f.listType ?? sql`text[]`})`, c.negate);
+    }
+    case 'is': {
+      const expr = fieldExpr(null, c.field, a);
+      const test = c.value === 'null' ? sql`IS NULL` : c.value === 'not_null' ? sql`IS NOT NULL` : c.value === 'true' ? sql`IS TRUE` : c.value === 'false' ? sql`IS FALSE` : sql`IS UNKNOWN`;
+      return negated(sql`${expr} ${test}`, c.negate);
+    }
+    case 'fts': {
+      const expr = fieldExpr(null, c.field, a);
+      const fn = c.op === 'fts' ? sql`to_tsquery` : c.op === 'plfts' ? sql`plainto_tsquery` : c.op === 'phfts' ? sql`phraseto_tsquery` : sql`websearch_to_tsquery`;
+      const isVector = c.field.path.length === 0 && c.field.column.type === 'tsvector';
+      const query = c.config === null ? sql`${fn}(${c.query}::text)` : sql`${fn}(${c.config}::regconfig, ${c.query}::text)`;
+      const doc = isVector ? expr : c.config === null ? sql`to_tsvector(${expr}::text)` : sql`to_tsvector(${c.config}::regconfig, ${expr}::text)`;
+      return negated(sql`${doc} @@ ${query}`, c.negate);
+    }
+    case 'group': {
+      if (c.items.length === 0) return c.op === 'and' ? sql`true` : sql`false`;
+      const inner = join(c.items.map((i) => compileCondition(i, a, joined)), c.op === 'and' ? sql` AND ` : sql` OR `);
+      return negated(sql`(${inner})`, c.negate);
+    }
+    case 'embedded': {
+      const alias = joined.get(c.embed)!;
+      const has = hasRows(c.embed, alias);
+      return c.exists ? has : sql`NOT (${has})`;
+    }
+    default:
+      return assertNever(c, 'condition');
+  }
+}
+
+function negated(cond: Sql, negate: boolean): Sql {
+  return negate ? sql`NOT (${cond})` : cond;
+}

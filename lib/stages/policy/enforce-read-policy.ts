@@ -1,0 +1,73 @@
+/**
+ * The policy applied to a `read` command (the PostgREST dialect), level by level, before any SQL
+ * exists (docs/access-policy.md; docs/postgrest-dialect.md, "Access policy").
+ * In: a permit and a read node. Out: the node, narrowed (fields that came from `*` and may not be
+ * read are dropped) and with the grant's row conditions added to every level, or FORBIDDEN.
+ * Never: widens the read. Every table read needs `read`: embedded tables and junction tables too,
+ * so embedding a denied table is a 403, never a silent null. A column the caller names in
+ * `select`, a filter (also inside `or`/`and`) or `order` must be readable.
+ */
+import type { Embed, ReadNode, SelectItem } from '../../command/command';
+import { conditionColumns } from '../../command/read-columns';
+import type { Filter } from '../../command/command';
+import { GatewayError } from '../../errors/gateway-error';
+import type { Column, Table } from '../../schema/schema-types';
+import { allows, type ColumnSet, type Operation } from './access-policy';
+
+/** The part of enforce-policy.ts's Grant and Permit this file reads (declared here: that file imports this one). */
+interface Grant {
+  readonly read: ColumnSet;
+  readonly rows: readonly Filter[];
+}
+type Permit = (table: Table, operation: Operation) => Grant;
+
+function forbidden(message: string, details: Record<string, unknown>): GatewayError {
+  return new GatewayError('FORBIDDEN', message, { details });
+}
+
+export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embed, Embed> = new Map()): ReadNode {
+  const t = node.table;
+  const grant = permit(t, 'read');
+  const items: SelectItem[] = [];
+  for (const item of node.items) {
+    if (item.kind === 'field') {
+      if (allows(grant.read, item.field.column.name)) items.push(item);
+      else if (item.fromStar !== true) denied(t, item.field.column, 'select');
+    } else if (item.kind === 'embed') items.push({ kind: 'embed', embed: enforceEmbed(permit, item.embed, memo) });
+    else items.push(item);
+  }
+  if (items.length === 0 && node.items.length > 0) throw forbidden(`The policy lets you read no column of \`${t.name}\`.`, { table: t.name });
+  readable(t, grant, conditionColumns(node.where), 'a filter');
+  for (const o of node.order) {
+    if (o.embed === null) readable(t, grant, [o.field.column], 'order');
+    else readable(o.embed.node.table, permit(o.embed.node.table, 'read'), [o.field.column], 'order');
+  }
+  // Embeds named by a condition or an order term are checked like selected ones; `memo` keeps
+  // one narrowed object per embed, so they still point at the very embed of `items` (compile joins it once).
+  const where = node.where.map((c) => (c.kind === 'embedded' ? { ...c, embed: enforceEmbed(permit, c.embed, memo) } : c));
+  const order = node.order.map((o) => (o.embed === null ? o : { ...o, embed: enforceEmbed(permit, o.embed, memo) }));
+  return Object.freeze({ ...node, items: Object.freeze(items), where, order, ...rows(node.rowFilters, grant) });
+}
+
+function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {
+  const known = memo.get(e);
+  if (known) return known;
+  if (e.link.kind === 'junction') permit(e.link.junction.table, 'read');
+  const narrowed = Object.freeze({ ...e, node: enforceReadPolicy(permit, e.node, memo) });
+  memo.set(e, narrowed);
+  return narrowed;
+}
+
+function readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {
+  const bad = columns.find((c) => !allows(grant.read, c.name));
+  if (bad) denied(table, bad, where);
+}
+
+function denied(table: Table, column: Column, where: string): never {
+  throw forbidden(`The policy does not let you read \`${table.name}.${column.name}\` (in ${where}).`, { table: table.name, column: column.name, in: where });
+}
+
+function rows(existing: ReadNode['rowFilters'], grant: Grant): { rowFilters?: ReadNode['rowFilters'] } {
+  if (grant.rows.length === 0) return existing === undefined ? {} : { rowFilters: existing };
+  return { rowFilters: Object.freeze([...(existing ?? []), ...grant.rows]) };
+}
