@@ -155,6 +155,10 @@ describe('errors as PostgREST sends them', () => {
     expect(await raw('/books?id=xx.1')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
     expect(await raw('/books?select=id::regclass')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
     expect(await raw('/books?select=id.median()')).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    // A cast or aggregate the column's type lacks is the caller's: 400 with the SQLSTATE (the fuzz found a 500 here).
+    expect(await raw('/events?select=id::jsonb.max()')).toMatchObject({ status: 400, body: { code: '42846' } });
+    // PostgREST sends 42883 as 404 whatever the statement (it is its status for an unknown function).
+    expect(await raw('/books?select=meta.sum()')).toMatchObject({ status: 404, body: { code: '42883' } });
     expect(await raw('/books/1')).toMatchObject({ status: 404, body: { code: 'PGRST125' } });
     expect(await raw('/')).toMatchObject({ status: 404, body: { code: 'PGRST126' } });
     expect(await raw('/books', { method: 'PURGE' })).toMatchObject({ status: 405, body: { code: 'PGRST117' } });
