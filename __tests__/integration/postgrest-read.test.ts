@@ -280,6 +280,10 @@ describe('postgrest dialect: order, paging, counts', () => {
     expect(typeof planned.count).toBe('number');
     const estimated = await db().from('books').select('id', { count: 'estimated' }).eq('genre', 'fiction');
     expect(estimated.count).toBe(2);
+    // !inner filters the counted rows too.
+    const inner = await db().from('authors').select('name, books!author_id!inner(title)', { count: 'exact' }).eq('books.genre', 'science');
+    expect(inner.count).toBe(2);
+    expect(inner.data).toHaveLength(2);
   });
 
   it('max_limit caps the page as db-max-rows does', async () => {
