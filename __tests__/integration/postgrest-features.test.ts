@@ -164,6 +164,22 @@ describe('errors as PostgREST sends them', () => {
     expect(await raw('/books', { method: 'PURGE' })).toMatchObject({ status: 405, body: { code: 'PGRST117' } });
   });
 
+  it('caps and refusals of the grammar: too many embeds or filters, to-many order, aggregates beside an embed, strict preferences', async () => {
+    const embeds = Array.from({ length: 17 }, (_, i) => `e${i}:author_bios(bio)`).join(',');
+    expect(await raw(`/authors?select=id,${embeds}`)).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(await raw(`/books?${Array.from({ length: 101 }, (_, i) => `id=neq.${i}`).join('&')}`)).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(await raw('/books?select=id,shelves(label)&order=shelves(label)')).toMatchObject({ status: 400, body: { code: 'PGRST118' } });
+    expect(await raw('/authors?select=count(),author_bios(bio)')).toMatchObject({ status: 400, body: { code: 'PGRST127' } });
+    expect(await raw('/books?select=id', { headers: { Prefer: 'handling=strict, count=bogus' } })).toMatchObject({ status: 400, body: { code: 'PGRST122' } });
+    expect(executed).toEqual([]);
+  });
+
+  it('a read with nested embeds is one statement', async () => {
+    const { error } = await app.client().from('shelves').select('label, books(title, authors!author_id(name, author_bios(bio)), editor:authors!books_editor_fkey(name))');
+    expect(error).toBeNull();
+    expect(executed).toHaveLength(1);
+  });
+
   it('writes and function calls fail closed with PGRST127 before SQL (not served yet)', async () => {
     const insert = await app.client().from('books').insert({ id: 50, title: 'x', author_id: 1, genre: 'fiction' });
     expect(insert).toMatchObject({ status: 400, error: { code: 'PGRST127' } });
@@ -223,6 +239,17 @@ describe('access policy and allow-list (refused before SQL)', () => {
     executed = [];
     expect((await guarded.client().from('events').select('id')).status).toBe(403);
     expect(executed).toEqual([]);
+  });
+
+  it("a legacy policy's row filter applies to every level, the junction table of a many-to-many embed too", async () => {
+    const legacy = await appWith({
+      policy: ['policies:', '  - name: one shelf', '    table: book_shelves', '    operations: [read]', '    filter: shelf_id = $user_id', '  - name: the rest', '    table: "*"', '    operations: [read]'].join('\n'),
+    });
+    const token = signToken({ tenant_id: TENANT_A, user_id: '1', role: 'member' });
+    const { data, error } = await legacy.client(token).from('books').select('id, shelves(id)').eq('id', 2);
+    expect(error).toBeNull();
+    expect(data).toEqual([{ id: 2, shelves: [{ id: 1 }] }]);
+    expect((await app.client().from('books').select('id, shelves(id)').eq('id', 2).order('id', { referencedTable: 'shelves' })).data).toEqual([{ id: 2, shelves: [{ id: 1 }, { id: 2 }] }]);
   });
 
   it('the allow-list takes one canonical pattern per query shape, whatever the values and parameter order', async () => {

@@ -224,7 +224,8 @@ function correlate(e: Embed, a: Sql, parent: Sql, aliases: Aliases): Sql[] {
   const j = aliases.next('_j');
   const toTarget = junction.toTarget.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${a}.${ident(junction.toTarget.referencedColumns[i]!.name)}`);
   const toSource = junction.toSource.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${parent}.${ident(junction.toSource.referencedColumns[i]!.name)}`);
-  return [sql`EXISTS (SELECT 1 FROM ${ident(junction.table.schema, junction.table.name)} AS ${j} WHERE ${join([...toTarget, ...toSource], sql` AND `)})`];
+  const policy = (junction.rowFilters ?? []).map((f) => compileFilter(j, f));
+  return [sql`EXISTS (SELECT 1 FROM ${ident(junction.table.schema, junction.table.name)} AS ${j} WHERE ${join([...toTarget, ...toSource, ...policy], sql` AND `)})`];
 }
 
 /** Whether an embedded level has a row: `!inner`, `rel=not.is.null`. */
