@@ -150,7 +150,16 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
       pairs.push(sql`${item.key}::text, ${castTo(sql`count(*)`, item.resultCast)}`);
       return;
     }
-    if (item.kind === 'embed') return; // parse refuses embeds beside aggregates
+    if (item.kind === 'embed') {
+      // Grouped by the embedded value itself (as jsonb: json has no equality), as PostgREST does.
+      const e = item.embed;
+      inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
+      groupBy.push(sql`${g}.${col}`);
+      if (e.node.items.length === 0) return;
+      if (!e.spread) pairs.push(sql`${e.key}::text, ${g}.${col}`);
+      else for (const k of spreadKeys(e.node)) pairs.push(sql`${k}::text, ${g}.${col} -> ${k}::text`);
+      return;
+    }
     inner.push(sql`${castTo(fieldExpr(aliases, item.field, a), item.cast)} AS ${col}`);
     if (item.aggregate === null) {
       groupBy.push(sql`${g}.${col}`);
