@@ -302,6 +302,8 @@ export interface Junction {
   readonly table: Table;
   readonly toSource: ForeignKey;
   readonly toTarget: ForeignKey;
+  /** Row conditions a policy adds to the junction table's rows (see RowScoped). */
+  readonly rowFilters?: readonly Filter[];
 }
 
 /** How an embedded level hangs on the level above it: one foreign key, or a junction table. */

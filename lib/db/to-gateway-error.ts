@@ -110,6 +110,8 @@ function holds(cause: SqlstateCause, f: Facts): boolean {
     case 'non-volatile-write':
       // Only the English message is certain: the same routines raise 0A000 for other statements too.
       return /is not allowed in a non-volatile function/.test(f.message);
+    case 'caller-read':
+      return own && kind === 'read';
     case 'value-syntax':
       // Type names are not translated, so this holds whatever the server's lc_messages.
       return f.fn === undefined && /\b(tsvector|tsquery|jsonpath)\b/.test(f.message);

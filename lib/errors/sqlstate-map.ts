@@ -46,7 +46,8 @@ export type SqlstateCause =
   | 'json-operator'
   | 'unpopulated-matview'
   | 'non-volatile-write'
-  | 'value-syntax';
+  | 'value-syntax'
+  | 'caller-read';
 
 export type SqlstateRow = SqlstateRule | readonly SqlstateRule[];
 
@@ -96,6 +97,10 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRow>> = {
     { code: 'PARSE_ERROR', message: "The operation is not supported for the column's type." },
   ], // undefined_function
   '42804': [FUNCTION_BODY, { code: 'PARSE_ERROR', message: "The value does not fit the column's type." }], // datatype_mismatch
+  // The PostgREST dialect's reads name casts and operators (docs/postgrest-dialect.md): one the column's type lacks is the caller's.
+  '42846': [FUNCTION_BODY, { when: 'caller-read', code: 'PARSE_ERROR', message: "The cast is not supported for the column's type." }], // cannot_coerce
+  '42725': [FUNCTION_BODY, { when: 'caller-read', code: 'PARSE_ERROR', message: "The operation is ambiguous for the column's type." }], // ambiguous_function
+  '42P18': [FUNCTION_BODY, { when: 'caller-read', code: 'PARSE_ERROR', message: "The operation is not supported for the column's type." }], // indeterminate_datatype
   // The input functions of tsvector, tsquery and jsonpath report a value that does not parse as a
   // syntax error: the caller's value. Any other syntax error stays unmapped. Not passed through: a
   // syntax error message may quote SQL text.

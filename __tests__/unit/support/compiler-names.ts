@@ -312,6 +312,7 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       pg('Qparent', 'select=Qname,...Qchild(Qlabel),Qchild(count())', { accept: 'application/vnd.pgrst.plan+json; options=analyze|verbose' }),
       pg('Qparent', 'Qname=like(all).{a*,b}&Qid=not.is.unknown&Qname=plfts.a&Qcode=phfts(english).b', { accept: 'application/vnd.pgrst.plan+text; options=settings|buffers|wal' }),
       pg('Qparent', 'select=Qname', { accept: 'application/vnd.pgrst.array+json;nulls=stripped' }),
+      pg('Qchild', 'select=count(),Qparent(Qname),...Qparent(Qcode),e:Qparent()&order=Qlabel'),
     ],
     update: [{ method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true }],
     delete: [{ method: 'DELETE', path: 'Qparent/1' }, { method: 'DELETE', path: 'Qparent/1', query: 'returning=Qid,Qname', rowFilters: true }],

@@ -72,7 +72,8 @@ function compileTotal(command: ReadCommand, aliases: Aliases): Sql {
   const root = command.root;
   const planned = sql`(SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class AS c WHERE c.oid = ${root.table.oid}::oid)`;
   if (command.count === 'planned') return sql`${planned}::text`;
-  const counted = compileLevel({ ...root, items: [], order: [], limit: null, offset: 0 }, aliases, () => [], false);
+  // `!inner` embeds filter the rows counted; other embeds do not, and are left out.
+  const counted = compileLevel({ ...root, items: root.items.filter((i) => i.kind === 'embed' && i.embed.inner), order: [], limit: null, offset: 0 }, aliases, () => [], false);
   const rows = sql`SELECT 1${counted.rest}`;
   if (command.count === 'exact') return sql`(SELECT count(*) FROM (${rows}) AS _c)::text`;
   const cap = root.limit ?? 1000;
@@ -123,7 +124,20 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
   if (!grouped) {
     const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ expr, o }) => orderSql(expr, o.descending, o.nulls)))}` : empty;
-    return { alias: a, json: objectOf(itemPairs(node.items, (i) => valueOf(i, a, aliases), joined)), rest: sql`${from}${orderBy}${page}` };
+    const json = objectOf(itemPairs(node.items, (i) => valueOf(i, a, aliases), joined));
+    // The page first, then its rows' embeds: when no condition or ordering reads an embed, the
+    // top level is limited in a derived table of the same alias and only the page's rows get
+    // their related rows (else every matching row's would be built before the sort and limit).
+    const inWhere: Embed[] = [];
+    for (const c of node.where) collectEmbeds(c, inWhere);
+    const pageFirst = top && joins.length > 0 && inWhere.length === 0 && embeds.every((e) => !e.inner) && node.order.every((o) => o.embed === null);
+    if (pageFirst) {
+      const own = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
+      const ownWhere = own.length ? sql` WHERE ${join(own, sql` AND `)}` : empty;
+      const limited = sql`SELECT ${a}.* FROM ${ident(t.schema, t.name)} AS ${a}${ownWhere}${orderBy}${page}`;
+      return { alias: a, json, rest: sql` FROM (${limited}) AS ${a}${join(joins, empty)}${orderBy}` };
+    }
+    return { alias: a, json, rest: sql`${from}${orderBy}${page}` };
   }
   // Grouped: the fields (cast, not yet aggregated) and the ordering values as `_g` columns.
   const g = aliases.next('_g');
@@ -136,7 +150,16 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
       pairs.push(sql`${item.key}::text, ${castTo(sql`count(*)`, item.resultCast)}`);
       return;
     }
-    if (item.kind === 'embed') return; // parse refuses embeds beside aggregates
+    if (item.kind === 'embed') {
+      // Grouped by the embedded value itself (as jsonb: json has no equality), as PostgREST does.
+      const e = item.embed;
+      inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
+      groupBy.push(sql`${g}.${col}`);
+      if (e.node.items.length === 0) return;
+      if (!e.spread) pairs.push(sql`${e.key}::text, ${g}.${col}`);
+      else for (const k of spreadKeys(e.node)) pairs.push(sql`${k}::text, ${g}.${col} -> ${k}::text`);
+      return;
+    }
     inner.push(sql`${castTo(fieldExpr(aliases, item.field, a), item.cast)} AS ${col}`);
     if (item.aggregate === null) {
       groupBy.push(sql`${g}.${col}`);
@@ -210,7 +233,8 @@ function correlate(e: Embed, a: Sql, parent: Sql, aliases: Aliases): Sql[] {
   const j = aliases.next('_j');
   const toTarget = junction.toTarget.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${a}.${ident(junction.toTarget.referencedColumns[i]!.name)}`);
   const toSource = junction.toSource.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${parent}.${ident(junction.toSource.referencedColumns[i]!.name)}`);
-  return [sql`EXISTS (SELECT 1 FROM ${ident(junction.table.schema, junction.table.name)} AS ${j} WHERE ${join([...toTarget, ...toSource], sql` AND `)})`];
+  const policy = (junction.rowFilters ?? []).map((f) => compileFilter(j, f));
+  return [sql`EXISTS (SELECT 1 FROM ${ident(junction.table.schema, junction.table.name)} AS ${j} WHERE ${join([...toTarget, ...toSource, ...policy], sql` AND `)})`];
 }
 
 /** Whether an embedded level has a row: `!inner`, `rel=not.is.null`. */

@@ -52,8 +52,10 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
 function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {
   const known = memo.get(e);
   if (known) return known;
-  if (e.link.kind === 'junction') permit(e.link.junction.table, 'read');
-  const narrowed = Object.freeze({ ...e, node: enforceReadPolicy(permit, e.node, memo) });
+  let link = e.link;
+  // The junction table is read too: it needs `read`, and its rows meet the grant's row conditions.
+  if (link.kind === 'junction') link = Object.freeze({ kind: 'junction' as const, junction: Object.freeze({ ...link.junction, ...rows(link.junction.rowFilters, permit(link.junction.table, 'read')) }) });
+  const narrowed = Object.freeze({ ...e, link, node: enforceReadPolicy(permit, e.node, memo) });
   memo.set(e, narrowed);
   return narrowed;
 }

@@ -208,7 +208,7 @@ function buildLevel(table: Table, raw: readonly RawItem[], ctx: ReadContext, cou
         }
         const key = r.alias ?? r.name;
         // A spread adds no key of its own; two returned embeds may not share one.
-        if (!r.spread && [...embeds.values()].some((e) => e.key === key && !e.spread)) throw bad(r.name, `two embedded resources named '${clip(key, 40)}': give one an alias`);
+        if (!r.spread && [...embeds.values()].some((e) => e.key === key && !e.spread)) throw new PostgrestError('PGRST100', `"failed to parse select parameter" (two embedded resources named '${clip(key, 40)}': give one an alias)`, { details: 'duplicate embedded resource' });
         const level = buildLevel(found.target, r.items, ctx, counter, depth + 1);
         const b: EmbedBuilder = { key, spelled: [r.name, ...fkHints].join('!'), link: found.link, cardinality: found.cardinality, inner: joinHints[0] === 'inner', spread: r.spread, level };
         if (!embeds.has(key) || !r.spread) embeds.set(key, b);
@@ -216,10 +216,6 @@ function buildLevel(table: Table, raw: readonly RawItem[], ctx: ReadContext, cou
         break;
       }
     }
-  }
-  const grouped = items.some((i) => i.kind === 'count' || (i.kind === 'field' && i.aggregate !== null));
-  if (grouped && items.some((i) => i.kind === 'embed')) {
-    throw new PostgrestError('PGRST127', 'Feature not implemented', { details: 'Aggregate functions beside an embedded resource on the same level; aggregate inside the embedded resource instead.' });
   }
   return { table, items, where: [], order: [], limit: null, offset: 0, explicitSelect: explicit, embeds };
 }
