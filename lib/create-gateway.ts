@@ -29,11 +29,13 @@ import { isSchemaDrift } from './errors/sqlstate-meaning';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
+import { writeExport } from './http/write-export';
 import { sendError, sendJson } from './http/send-error';
 import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics } from './ops/metrics';
+import { ExportStats } from './ops/export-stats';
 import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
@@ -106,6 +108,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
   const replicas = createReadRouting(config, pool, db, options.gss);
   const metrics = new Metrics();
+  const exportStats = new ExportStats();
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
@@ -223,9 +226,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       res.locals.gateway = ctx;
       const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
       // Answered 503 by a drain that timed out: the response is gone.
-      if (ticket.aborted) return;
+      if (ticket.aborted) return void (await result.stream?.close());
       route = ctx.command!.kind;
       showPattern(res, ctx);
+      // An export: written as its rows arrive (docs/querying.md, "Exports").
+      if (result.stream) return await writeExport(res, ctx.command!, ctx.plan!.shape, result.stream, exportStats, requestId);
       const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
       res.statusCode = rendered.status;
       if (rendered.body === null) res.end();
@@ -268,6 +273,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     startedAt: Date.now(),
     draining: () => drain.draining,
     replicas: () => replicas?.status(),
+    exports: exportStats,
   });
 
   let closing: Promise<void> | undefined;

@@ -14,6 +14,7 @@ import type { SchemaCache } from '../schema/schema-types';
 import type { ConnectionStats } from '../db/connection/connection-stats';
 import type { ReplicaStatus } from '../db/replica-set';
 import { version } from '../version';
+import type { ExportStats } from './export-stats';
 import type { Metrics } from './metrics';
 import { renderReplicaMetrics } from './replica-metrics';
 
@@ -29,6 +30,8 @@ export interface AdminSources {
   readonly draining?: () => boolean;
   /** Each read replica's state and lag; undefined without read_replica_urls. */
   readonly replicas?: () => readonly ReplicaStatus[] | undefined;
+  /** Streamed export counters (export-stats.ts). */
+  readonly exports?: ExportStats;
 }
 
 export function createAdminRouter(sources: AdminSources): express.Router {
@@ -49,7 +52,7 @@ export function createAdminRouter(sources: AdminSources): express.Router {
     const schema = sources.schema();
     const body = sources.metrics.render({ pool: poolStats, schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length }, connection: () => sources.connection?.() });
     res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-    res.end(body + renderReplicaMetrics(sources.replicas?.()));
+    res.end(body + renderReplicaMetrics(sources.replicas?.()) + (sources.exports?.render() ?? ''));
   });
 
   router.get('/health/internal', (req, res) => {

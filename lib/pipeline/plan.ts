@@ -4,6 +4,7 @@
  * `shape`, so compile may reorder or add columns without any render file knowing how the
  * statement is built (docs/architecture.md, "The plan and its result shape").
  */
+import type { ExportFormat } from '../command/command';
 import type { CompiledQuery } from '../sql/sql';
 
 /**
@@ -64,7 +65,19 @@ export interface NoResultShape {
   readonly kind: 'none';
 }
 
-export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | NoResultShape;
+/**
+ * An export (docs/querying.md, "Exports"): any number of rows, each with one text column `value`,
+ * read in batches and written as they come: a row's JSON (`json`, `ndjson`) or its CSV line
+ * without the line ending (`csv`). `columns` are the names of the CSV header line, in order.
+ */
+export interface StreamShape {
+  readonly kind: 'stream';
+  readonly format: ExportFormat;
+  readonly value: number;
+  readonly columns: readonly string[];
+}
+
+export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | StreamShape | NoResultShape;
 
 /**
  * Batch inserts: the same INSERT over a prefix of the rows, so that execute can name the row that
