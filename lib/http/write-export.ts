@@ -22,6 +22,9 @@ import type { ResultShape, StreamShape } from '../pipeline/plan';
 import type { RowStream } from '../pipeline/row-stream';
 import { toPublicError } from './send-error';
 
+/** Rows per write: about 32 KB of CSV or 64 KB of JSON for a typical row. */
+const sliceRows = 400;
+
 const contentTypes = {
   json: 'application/json; charset=utf-8',
   ndjson: 'application/x-ndjson; charset=utf-8',
@@ -58,10 +61,11 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       return;
     }
     let rows = 0;
-    const write = async (text: string, count: number): Promise<void> => {
+    // Waits for the socket once per batch (`settle`): at most one batch is queued in memory.
+    const write = async (text: string, count: number, settle = true): Promise<void> => {
       const chunk = Buffer.from(text, 'utf8');
       stats.wrote(format, count, chunk.length);
-      if (!res.write(chunk)) await drained(res);
+      if (!res.write(chunk) && settle) await drained(res);
     };
     if (format === 'json') await write('{"data":[', 0);
     if (format === 'csv') await write(`${shape.columns.map(csvName).join(',')}\r\n`, 0);
@@ -82,9 +86,14 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
         return;
       }
       if (batch === null || clientGone) break;
-      const text = format === 'ndjson' ? `${batch.join('\n')}\n` : format === 'csv' ? `${batch.join('\r\n')}\r\n` : `${rows > 0 ? ',' : ''}${batch.join(',')}`;
-      rows += batch.length;
-      await write(text, batch.length);
+      // In slices: small strings and buffers are young objects a scavenge frees at once, while
+      // one string per batch (a megabyte) would wait for a full collection and grow the heap.
+      for (let i = 0; i < batch.length && !clientGone; i += sliceRows) {
+        const slice = batch.slice(i, i + sliceRows);
+        const text = format === 'ndjson' ? `${slice.join('\n')}\n` : format === 'csv' ? `${slice.join('\r\n')}\r\n` : `${rows > 0 ? ',' : ''}${slice.join(',')}`;
+        rows += slice.length;
+        await write(text, slice.length, i + sliceRows >= batch.length);
+      }
       if (clientGone) break;
     }
     if (clientGone) {
