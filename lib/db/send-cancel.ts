@@ -2,8 +2,8 @@
  * Cancels the statement a checked-out client is running: a CancelRequest (PostgreSQL manual,
  * "Canceling Requests in Progress") on a new connection to the server that client is connected
  * to, keyed by the backend's process ID and secret key from its BackendKeyData.
- * In: the busy client. Out: a promise that settles once the request is written and the server
- * closed the connection (or after a second); it never rejects. Never: touches the busy
+ * In: the busy client. Out: a promise that settles once the server (or pooler) closed the
+ * connection, which it does after passing the request on, or after a second; it never rejects. Never: touches the busy
  * connection itself, or sends anything but the 16-byte request.
  *
  * The address is the busy socket's peer (the same server, also behind a DNS name with several
@@ -49,7 +49,9 @@ export function sendCancel(client: pg.ClientBase): Promise<void> {
     };
     const timer = setTimeout(done, 1000);
     timer.unref();
-    socket.once('connect', () => socket.end(message));
+    // Written, not ended: as libpq's PQcancel does, the connection stays open until the server
+    // closes it. PgBouncer drops a cancel whose client half-closed before it was forwarded.
+    socket.once('connect', () => socket.write(message));
     socket.once('close', done);
     socket.once('error', done);
   });
