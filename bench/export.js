@@ -31,6 +31,7 @@ if (process.argv[2] === '--server') {
     const app = express().use('/api', gateway);
     const server = app.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
     process.on('message', async (msg) => {
+      if (msg === 'cpu') return void process.send({ cpu: process.cpuUsage() });
       if (msg !== 'stop') return;
       server.closeAllConnections?.();
       server.close();
@@ -39,6 +40,19 @@ if (process.argv[2] === '--server') {
     });
   });
   return;
+}
+
+/** The gateway process's CPU time so far, in seconds. */
+function cpuSeconds(child) {
+  return new Promise((resolve) => {
+    const onMessage = (m) => {
+      if (!m || !m.cpu) return;
+      child.removeListener('message', onMessage);
+      resolve((m.cpu.user + m.cpu.system) / 1e6);
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
 }
 
 function rssKb(pid) {
@@ -137,16 +151,18 @@ async function main() {
     let samples = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of ['psql', 'ndjson', 'csv']) {
+        const cpuBefore = await cpuSeconds(child);
         const stop = sampleRss(child.pid);
         const r = kind === 'psql' ? await psqlCopy(appUrl, select) : await download(port, query, kind === 'csv' ? 'text/csv' : 'application/x-ndjson', bearer);
         const rss = stop();
+        r.gatewayCpu = (await cpuSeconds(child)) - cpuBefore;
         if (kind !== 'psql') {
           peakMb = Math.max(peakMb, rss.peakMb);
           samples += rss.samples;
           if (!r.complete) throw new Error(`${kind} export incomplete`);
         }
         runs[kind].push(r);
-        console.log(`round ${round + 1} ${kind}: ${(r.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(2)} s (${(ROWS / r.seconds / 1000).toFixed(0)}k rows/s)${kind === 'psql' ? '' : `, gateway RSS peak ${rss.peakMb.toFixed(0)} MB`}`);
+        console.log(`round ${round + 1} ${kind}: ${(r.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(2)} s (${(ROWS / r.seconds / 1000).toFixed(0)}k rows/s)${kind === 'psql' ? '' : `, gateway RSS peak ${rss.peakMb.toFixed(0)} MB, gateway CPU ${r.gatewayCpu.toFixed(2)} s`}`);
       }
     }
     load.push(os.loadavg()[0]);
@@ -178,6 +194,7 @@ async function main() {
       rssSamples: samples,
       seconds: { psql: med('psql'), ndjson: med('ndjson'), csv: med('csv') },
       megabytes: { psql: runs.psql[0].bytes / 1e6, ndjson: runs.ndjson[0].bytes / 1e6, csv: runs.csv[0].bytes / 1e6 },
+      gatewayCpuSeconds: { ndjson: median(runs.ndjson.map((r) => r.gatewayCpu)), csv: median(runs.csv.map((r) => r.gatewayCpu)) },
       throughputVsPsql: { ndjson: med('psql') / med('ndjson'), csv: med('psql') / med('csv') },
       releaseAfterDisconnectMs: releases.map((x) => Number(x.toFixed(0))),
     };

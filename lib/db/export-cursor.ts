@@ -40,6 +40,11 @@ interface Batch {
   readonly last: boolean;
 }
 
+const lastBatch: Batch = Object.freeze({ rows: [], last: true });
+
+/** Batches read ahead of the one being written. */
+const aheadBatches = 2;
+
 export async function openExportCursor(pool: pg.Pool, settings: ExportSettings, query: CompiledQuery, column: number, batchRows = exportBatchRows): Promise<RowStream> {
   // No lease deadline: an export may rightly take longer than any fixed bound; each FETCH is
   // bounded by statement_timeout instead.
@@ -52,7 +57,8 @@ export async function openExportCursor(pool: pg.Pool, settings: ExportSettings, 
 class ExportCursor implements RowStream {
   private readonly client: pg.PoolClient;
   /** The FETCH in flight (the prefetch of the next batch), if any. */
-  private pending: Promise<Batch> | undefined;
+  /** Batches fetched or being fetched, oldest first: at most `aheadBatches`, each FETCH sent once the one before it is answered. */
+  private readonly queue: Promise<Batch>[] = [];
   private fetching = false;
   private exhausted = false;
   private closed = false;
@@ -81,21 +87,21 @@ class ExportCursor implements RowStream {
       await this.end(err);
       throw err;
     }
-    this.pending = this.fetch();
     // Read the first batch now: an error there is an ordinary error response, not a broken stream.
-    const first = await this.pending;
-    this.pending = Promise.resolve(first);
+    const first = await this.fetch();
+    this.queue.push(Promise.resolve(first));
   }
 
   async next(): Promise<readonly string[] | null> {
-    if (this.closed || (this.exhausted && this.pending === undefined)) return null;
-    const pending = this.pending ?? this.fetch();
-    this.pending = undefined;
-    const batch = await pending;
-    if (!batch.last && !this.closed) {
-      // Fetch the next batch while this one is written to the client.
-      this.pending = this.fetch();
-      this.pending.catch(() => undefined); // reported by the next call of next()
+    if (this.closed || (this.exhausted && this.queue.length === 0)) return null;
+    const batch = await (this.queue.shift() ?? this.fetch());
+    // Keep PostgreSQL busy while this batch is written: the next FETCHes follow one another
+    // without waiting for the writer (PostgreSQL, not Node, bounds an export: bench/export.js).
+    let tail = batch.last ? undefined : Promise.resolve(batch);
+    for (let i = this.queue.length; i < aheadBatches && tail !== undefined; i++) {
+      tail = (this.queue[this.queue.length - 1] ?? tail).then((b) => (b.last || this.closed ? lastBatch : this.fetch()));
+      tail.catch(() => undefined); // reported by the call of next() that takes it
+      this.queue.push(tail);
     }
     if (batch.rows.length === 0) return null;
     return batch.rows;
@@ -109,9 +115,8 @@ class ExportCursor implements RowStream {
       // A FETCH is running: stop it on the server instead of waiting for its rows.
       cancelled = true;
       await sendCancel(this.client);
-      await this.pending?.catch(() => undefined);
     }
-    this.pending = undefined;
+    await Promise.all(this.queue.splice(0).map((b) => b.catch(() => undefined)));
     // After a cancel the client is closed once rolled back: a cancel that reached the server late
     // must never hit the next request's statement on this connection.
     await this.end(undefined, cancelled);
