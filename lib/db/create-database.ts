@@ -84,7 +84,7 @@ export function createDatabase(
         statementTimeoutMs: options.exportStatementTimeoutMs ?? statementTimeoutMs,
         searchPath,
       };
-      return openExportCursor(pool, settings, plan.query, plan.shape.value);
+      return openExportCursor(pool, settings, plan.query);
     },
 
     async locateFailingRow(identity, probe, isRowError) {

@@ -1,7 +1,6 @@
 /**
  * An export's rows, read from a cursor in batches (docs/querying.md, "Exports").
- * In: a pool, the caller's transaction settings, the plan's statement and which column holds
- * each row's text. Out: a RowStream (lib/pipeline/row-stream.ts) whose first batch is already
+ * In: a pool, the caller's transaction settings and the plan's statement. Out: a RowStream (lib/pipeline/row-stream.ts) whose first batch is already
  * read. Never: holds more than two batches (the one being written and the next, fetched
  * meanwhile); leaves a transaction open or gives a client back to the pool mid-transaction.
  *
@@ -35,8 +34,10 @@ const rawText = { getTypeParser: () => (value: string) => value };
 
 const endText = `ROLLBACK; ${sessionResetText}`;
 
+type Row = (string | null)[];
+
 interface Batch {
-  readonly rows: string[];
+  readonly rows: Row[];
   readonly last: boolean;
 }
 
@@ -45,11 +46,11 @@ const lastBatch: Batch = Object.freeze({ rows: [], last: true });
 /** Batches read ahead of the one being written. */
 const aheadBatches = 2;
 
-export async function openExportCursor(pool: pg.Pool, settings: ExportSettings, query: CompiledQuery, column: number, batchRows = exportBatchRows): Promise<RowStream> {
+export async function openExportCursor(pool: pg.Pool, settings: ExportSettings, query: CompiledQuery, batchRows = exportBatchRows): Promise<RowStream> {
   // No lease deadline: an export may rightly take longer than any fixed bound; each FETCH is
   // bounded by statement_timeout instead.
   const lease = await checkOut(pool, 0);
-  const cursor = new ExportCursor(lease, column, batchRows);
+  const cursor = new ExportCursor(lease, batchRows);
   await cursor.open(settings, query);
   return cursor;
 }
@@ -68,7 +69,6 @@ class ExportCursor implements RowStream {
 
   constructor(
     private readonly lease: Lease,
-    private readonly column: number,
     batchRows: number,
   ) {
     this.client = lease.client;
@@ -92,7 +92,7 @@ class ExportCursor implements RowStream {
     this.queue.push(Promise.resolve(first));
   }
 
-  async next(): Promise<readonly string[] | null> {
+  async next(): Promise<readonly (readonly (string | null)[])[] | null> {
     if (this.closed || (this.exhausted && this.queue.length === 0)) return null;
     const batch = await (this.queue.shift() ?? this.fetch());
     // Keep PostgreSQL busy while this batch is written: the next FETCHes follow one another
@@ -124,7 +124,7 @@ class ExportCursor implements RowStream {
 
   private async fetch(): Promise<Batch> {
     this.fetching = true;
-    let result: pg.QueryArrayResult<string[]>;
+    let result: pg.QueryArrayResult<Row>;
     try {
       result = await this.client.query({ text: this.fetchText, rowMode: 'array', types: rawText });
     } catch (err) {
@@ -136,8 +136,7 @@ class ExportCursor implements RowStream {
     } finally {
       this.fetching = false;
     }
-    const column = this.column;
-    const rows = result.rows.map((r) => r[column] ?? '');
+    const rows = result.rows;
     const last = rows.length < this.batchRows;
     if (last) {
       this.exhausted = true;

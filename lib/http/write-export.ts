@@ -70,7 +70,7 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
     if (format === 'json') await write('{"data":[', 0);
     if (format === 'csv') await write(`${shape.columns.map(csvName).join(',')}\r\n`, 0);
     for (;;) {
-      let batch: readonly string[] | null;
+      let batch: readonly (readonly (string | null)[])[] | null;
       try {
         batch = await stream.next();
       } catch (err) {
@@ -90,7 +90,7 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       // one string per batch (a megabyte) would wait for a full collection and grow the heap.
       for (let i = 0; i < batch.length && !clientGone; i += sliceRows) {
         const slice = batch.slice(i, i + sliceRows);
-        const text = format === 'ndjson' ? `${slice.join('\n')}\n` : format === 'csv' ? `${slice.join('\r\n')}\r\n` : `${rows > 0 ? ',' : ''}${slice.join(',')}`;
+        const text = format === 'csv' ? csvLines(slice, shape.plain) : jsonLines(slice, shape.value, format === 'ndjson' ? '\n' : ',', rows > 0);
         rows += slice.length;
         await write(text, slice.length, i + sliceRows >= batch.length);
       }
@@ -128,7 +128,38 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** A header name quoted as a field is (compile-export.ts): when it holds a comma, a quote, CR or LF. */
+/** NDJSON: each row's JSON and a newline; JSON: the rows joined by commas, after a comma when rows came before. */
+function jsonLines(rows: readonly (readonly (string | null)[])[], value: number, separator: string, after: boolean): string {
+  let text = after && separator === ',' ? ',' : '';
+  for (let i = 0; i < rows.length; i++) {
+    text += rows[i]![value] ?? 'null';
+    if (separator === '\n' || i < rows.length - 1) text += separator;
+  }
+  return text;
+}
+
+/** Needs quoting (RFC 4180, and as COPY ... CSV writes an empty string): empty, or a comma, quote, CR or LF. */
+const needsQuotes = /^$|[",\r\n]/;
+
+/**
+ * CSV lines, each ended by CRLF: NULL is an empty field; a value that needs it is quoted with its
+ * quotes doubled; `plain` columns (compile-export.ts) are never tested.
+ */
+function csvLines(rows: readonly (readonly (string | null)[])[], plain: readonly boolean[]): string {
+  let text = '';
+  for (const row of rows) {
+    for (let k = 0; k < row.length; k++) {
+      const v = row[k];
+      if (k > 0) text += ',';
+      if (v === null || v === undefined) continue;
+      text += plain[k] === true || !needsQuotes.test(v) ? v : `"${v.replace(/"/g, '""')}"`;
+    }
+    text += '\r\n';
+  }
+  return text;
+}
+
+/** A header name, quoted as a field is. */
 function csvName(name: string): string {
-  return /^$|[",\r\n]/.test(name) ? `"${name.replace(/"/g, '""')}"` : name;
+  return needsQuotes.test(name) ? `"${name.replace(/"/g, '""')}"` : name;
 }

@@ -66,15 +66,17 @@ export interface NoResultShape {
 }
 
 /**
- * An export (docs/querying.md, "Exports"): any number of rows, each with one text column `value`,
- * read in batches and written as they come: a row's JSON (`json`, `ndjson`) or its CSV line
- * without the line ending (`csv`). `columns` are the names of the CSV header line, in order.
+ * An export (docs/querying.md, "Exports"): any number of rows, read in batches and written as
+ * they come. `json`, `ndjson`: the `value` column holds the row's JSON. `csv`: the row's columns
+ * are the CSV fields, in order, named by `columns` (the header line); `plain` says which of them
+ * never need quoting (their type's text has no comma, quote or line break).
  */
 export interface StreamShape {
   readonly kind: 'stream';
   readonly format: ExportFormat;
   readonly value: number;
   readonly columns: readonly string[];
+  readonly plain: readonly boolean[];
 }
 
 export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | StreamShape | NoResultShape;

@@ -6,11 +6,12 @@
  */
 export interface RowStream {
   /**
-   * The next batch: the text of each row's `value` column (plan.shape), in order; null once all
-   * rows are read (the transaction is then over and the connection released). Rejects when the
-   * database fails mid-stream; the connection is released then too.
+   * The next batch: each row's columns as PostgreSQL's text (null for NULL), in order; which
+   * column is what is said by plan.shape. Null once all rows are read (the transaction is then
+   * over and the connection released). Rejects when the database fails mid-stream; the
+   * connection is released then too.
    */
-  next(): Promise<readonly string[] | null>;
+  next(): Promise<readonly (readonly (string | null)[])[] | null>;
   /**
    * Stops early (the client went away, or writing failed): cancels a fetch that is running, ends
    * the transaction and releases the connection. Safe to call at any time, more than once.

@@ -7,14 +7,14 @@
  */
 import type { Command, RpcCommand } from '../../command/command';
 import type { BinaryCallShape, ResultShape } from '../../pipeline/plan';
-import { exportColumns } from './compile-export';
+import { exportColumns, plainColumns } from './compile-export';
 import { listColumns } from './compile-list';
 
 export function shapeOf(command: Command): ResultShape {
   switch (command.kind) {
-    // compile-export.ts: one text column per row, the row's JSON or CSV line.
+    // compile-export.ts: per row, its JSON (json, ndjson) or its columns (csv).
     case 'list':
-      if (command.export) return Object.freeze({ kind: 'stream', format: command.export, value: 0, columns: exportColumns(command) });
+      if (command.export) return Object.freeze({ kind: 'stream', format: command.export, value: 0, columns: exportColumns(command), plain: plainColumns(command) });
       return Object.freeze({ kind: 'list', ...listColumns(command) });
     // compile-get.ts: `SELECT to_json(_r.*)::text ... WHERE <key>`, no row when none is visible.
     case 'get':
