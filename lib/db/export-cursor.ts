@@ -1,8 +1,8 @@
 /**
  * An export's rows, read from a cursor in batches (docs/querying.md, "Exports").
  * In: a pool, the caller's transaction settings and the plan's statement. Out: a RowStream (lib/pipeline/row-stream.ts) whose first batch is already
- * read. Never: holds more than two batches (the one being written and the next, fetched
- * meanwhile); leaves a transaction open or gives a client back to the pool mid-transaction.
+ * read. Never: holds more than three batches (the one being written and two read ahead);
+ * leaves a transaction open or gives a client back to the pool mid-transaction.
  *
  *   BEGIN READ ONLY
  *   SELECT set_config('app.current_tenant_id', $1, true), ...      the context statement
@@ -27,7 +27,7 @@ import { sendCancel } from './send-cancel';
 export type ExportSettings = Omit<TransactionSettings, 'prepared' | 'binaryResults' | 'readOnly'>;
 
 /** Rows per FETCH: a round trip is a small part of a batch's time, and two batches stay small (bench/export.js). */
-export const exportBatchRows = 5000;
+export const exportBatchRows = 2500;
 
 /** Every column stays the text PostgreSQL sent: the statement already built JSON or a CSV line. */
 const rawText = { getTypeParser: () => (value: string) => value };
