@@ -1,8 +1,9 @@
 /**
  * An export's rows, read from a cursor in batches (docs/querying.md, "Exports").
- * In: a pool, the caller's transaction settings and the plan's statement. Out: a RowStream (lib/pipeline/row-stream.ts) whose first batch is already
- * read. Never: holds more than three batches (the one being written and two read ahead);
- * leaves a transaction open or gives a client back to the pool mid-transaction.
+ * In: a pool, the caller's transaction settings and the plan's statement. Out: a RowStream
+ * (lib/pipeline/row-stream.ts) whose first batch is already read. Never: holds more than three
+ * batches (the one being written and two read ahead); leaves a transaction open or gives a
+ * client back to the pool mid-transaction.
  *
  *   BEGIN READ ONLY
  *   SELECT set_config('app.current_tenant_id', $1, true), ...      the context statement
