@@ -31,6 +31,7 @@ import { answerOptions } from './http/answer-options';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
 import { renderResult } from './http/render-result';
+import { writeExport } from './http/write-export';
 import { sendError, sendJson } from './http/send-error';
 import { serverTiming } from './http/server-timing';
 import { readsFromPrimary } from './http/read-primary-header';
@@ -38,6 +39,7 @@ import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics, type ReloadReason } from './ops/metrics';
 import { logRequest } from './ops/log-request';
+import { ExportStats } from './ops/export-stats';
 import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
@@ -128,6 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const db = createDatabase(pool, { ...config, namedStatements });
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
   const replicas = createReadRouting(config, pool, db, options.gss);
+  const exportStats = new ExportStats();
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
@@ -206,6 +209,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     schema: () => schema && { tables: schema.tables.length, functions: schema.functions.length },
     connection: () => connection?.stats,
     ...(replicas ? { replicas: () => replicas.status() } : {}),
+    exports: exportStats,
   });
   const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
@@ -273,9 +277,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
       // Answered 503 by a drain that timed out: the response is gone.
-      if (ticket.aborted) return;
+      if (ticket.aborted) return void (await result.stream?.close());
       route = ctx.command!.kind;
       showPattern(res, ctx);
+      // An export: written as its rows arrive (docs/querying.md, "Exports").
+      if (result.stream) {
+        timing();
+        return await writeExport(res, ctx.command!, ctx.plan!.shape, result.stream, exportStats, requestId);
+      }
       if (postgrest) {
         timing();
         sendPostgrest(res, renderPostgrest(ctx.command!, ctx.plan!, result, config.schemas));

@@ -62,6 +62,8 @@ export function createReadRouting(config: ResolvedConfig, primaryPool: pg.Pool, 
   });
   const view = (primaryOnly: boolean): Database => ({
     run: (identity, plan) => set.run(identity, plan, primaryOnly),
+    // Exports read from the primary: a replica's stream could not fall back mid-way.
+    stream: (identity, plan) => primary.stream!(identity, plan),
     // Only failed writes are probed, and writes ran on the primary.
     locateFailingRow: (identity, probe, isRowError) => primary.locateFailingRow(identity, probe, isRowError),
   });

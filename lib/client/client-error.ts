@@ -19,6 +19,7 @@ export const gatewayErrorCodes = [
   'RPC_NOT_ALLOWED',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
+  'NOT_ACCEPTABLE',
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',

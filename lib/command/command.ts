@@ -80,6 +80,9 @@ export interface ParentScope extends RowScoped {
   readonly foreignKey: ForeignKey;
 }
 
+/** How an export is written: the list's JSON envelope, one JSON row per line, or RFC 4180 CSV. */
+export type ExportFormat = 'json' | 'ndjson' | 'csv';
+
 export interface ListCommand extends RowScoped {
   readonly kind: 'list';
   readonly table: Table;
@@ -114,6 +117,12 @@ export interface ListCommand extends RowScoped {
   readonly expand: readonly Expansion[];
   /** Set on the child route: only rows whose FK points at this parent row. */
   readonly parent: ParentScope | null;
+  /**
+   * Set when the rows are streamed instead of returned as one page (docs/querying.md, "Exports"):
+   * `Accept: application/x-ndjson` or `text/csv`, or a JSON `limit` above max_limit while
+   * max_export_rows allows it. `limit` is then the export's row cap. Absent: a page.
+   */
+  readonly export?: ExportFormat;
 }
 
 export interface GetCommand extends RowScoped {

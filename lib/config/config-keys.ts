@@ -147,6 +147,14 @@ const gatewayRows = {
     key: 'statement_timeout_ms', schema: integer(0, MAX_INT4), default: 30000, secret: false,
     description: 'Transaction-local `statement_timeout` for every request, in ms; 0 disables.',
   },
+  maxExportRows: {
+    key: 'max_export_rows', schema: integer(0), default: 0, secret: false,
+    description: 'Most rows one streamed export (NDJSON, CSV, or JSON above max_limit) may return; 0 turns exports off.',
+  },
+  exportStatementTimeoutMs: {
+    key: 'export_statement_timeout_ms', schema: integer(0, MAX_INT4), default: 60000, secret: false,
+    description: '`statement_timeout` of each batch an export fetches, in ms; 0 disables.',
+  },
   rateLimit: {
     key: 'rate_limit', default: undefined, secret: false,
     schema: {

@@ -43,6 +43,10 @@ export interface ResolvedConfig {
   readonly maxRequestBodyBytes: number;
   readonly maxBatchSize: number;
   readonly statementTimeoutMs: number;
+  /** Most rows one export may stream; 0: exports are off (docs/querying.md, "Exports"). */
+  readonly maxExportRows: number;
+  /** `statement_timeout` of each batch an export fetches, in ms; 0 disables it. */
+  readonly exportStatementTimeoutMs: number;
   /** Requests per caller and route kind per window; unset = no rate limit. */
   readonly rateLimit: RateLimitConfig | undefined;
   readonly explainEnabled: boolean;

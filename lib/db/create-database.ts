@@ -13,6 +13,7 @@ import type { Database, QueryPlan } from '../pipeline/database';
 import type { Plan } from '../pipeline/plan';
 import type { Result } from '../pipeline/result';
 import { checkOut } from './check-out';
+import { openExportCursor } from './export-cursor';
 import { locateFailingRow } from './locate-failing-row';
 import { isLostStatementError, type NamedStatements } from './named-statements';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
@@ -27,7 +28,7 @@ export const answerGraceMs = 5000;
 
 export function createDatabase(
   pool: pg.Pool,
-  options: { statementTimeoutMs: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[] },
+  options: { statementTimeoutMs: number; exportStatementTimeoutMs?: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[] },
 ): Database {
   const { statementTimeoutMs, namedStatements } = options;
   const searchPath = searchPathOf(options.schemas, options.extraSearchPath);
@@ -73,6 +74,18 @@ export function createDatabase(
       }
       // Sent again, unnamed, on a connection from the pool (this one is back in it).
       return database.run(identity, plan, false);
+    },
+
+    stream(identity: Identity, plan: QueryPlan) {
+      if (plan.shape.kind !== 'stream') throw new Error(`the plan's result shape is ${plan.shape.kind}, expected stream`);
+      const settings = {
+        tenantId: identity.tenantId,
+        userId: identity.userId,
+        agentId: identity.agentId,
+        statementTimeoutMs: options.exportStatementTimeoutMs ?? statementTimeoutMs,
+        searchPath,
+      };
+      return openExportCursor(pool, settings, plan.query);
     },
 
     async locateFailingRow(identity, probe, isRowError) {

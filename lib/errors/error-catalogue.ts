@@ -16,6 +16,7 @@ export const errorCatalogue = {
   RPC_NOT_ALLOWED: { status: 403, when: 'function not in the function allow-list' },
   NOT_FOUND: { status: 404, when: 'unknown table or function, invisible row, unknown route' },
   METHOD_NOT_ALLOWED: { status: 405, when: 'a method the route does not support, e.g. PATCH on a collection' },
+  NOT_ACCEPTABLE: { status: 406, when: '`Accept` asks for an export format (NDJSON, CSV) on a route that has none, or while exports are off (`max_export_rows = 0`)' },
   CONFLICT: { status: 409, when: 'unique (23505), foreign-key (23503) or exclusion (23P01) violation; serialization failure or deadlock (class 40)' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'body over `max_request_body_bytes`, batch over `max_batch_size`' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'write body that is not `application/json`' },

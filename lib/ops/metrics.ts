@@ -26,6 +26,8 @@ import { authFailureReasons } from '../pipeline/auth-failure-reasons';
 import type { RequestMeasures } from '../pipeline/request-measures';
 import { processRegistry } from './process-metrics';
 import { replicaMetrics } from './replica-metrics';
+import { exportMetrics } from './export-metrics';
+import type { ExportStats } from './export-stats';
 
 /** Seconds; from 1 ms (a point read's database time) to 10 s. */
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -49,6 +51,8 @@ export interface MetricsSources {
   connection(): ConnectionStats | undefined;
   /** Given only with read_replica_urls: the replicas' series exist only then. */
   replicas?: () => readonly ReplicaStatus[] | undefined;
+  /** The streamed exports' counters (lib/ops/export-metrics.ts); no export series without them. */
+  exports?: ExportStats;
 }
 
 export class Metrics {
@@ -109,6 +113,7 @@ export class Metrics {
         },
       }),
       ...(sources.replicas ? replicaMetrics(p, sources.replicas) : []),
+      ...(sources.exports ? exportMetrics(p, sources.exports) : []),
     );
 
     for (const route of routeLabels) {

@@ -6,6 +6,7 @@ import type { CompiledQuery } from '../sql/sql';
 import type { Identity } from './identity';
 import type { Plan, RowProbe } from './plan';
 import type { Result } from './result';
+import type { RowStream } from './row-stream';
 
 export interface FailingRow {
   /** Zero-based index of the first row that fails. */
@@ -20,6 +21,14 @@ export type QueryPlan = Plan & { readonly query: CompiledQuery };
 export interface Database {
   /** Runs the plan in one transaction that first sets the caller's tenant context. */
   run(identity: Identity, plan: QueryPlan): Promise<Result>;
+  /**
+   * An export (a plan with a `stream` shape): opens a cursor over the plan's statement in one
+   * READ ONLY transaction with the caller's tenant context, under `export_statement_timeout_ms`,
+   * and reads the first batch before it resolves, so that an error there is an ordinary error
+   * response. The stream holds the connection until it ends or is closed. Absent on a Database
+   * that cannot stream (a host's own): exports then fail with INTERNAL_ERROR, never a page.
+   */
+  stream?(identity: Identity, plan: QueryPlan): Promise<RowStream>;
   /**
    * After `run` failed on a batch: which row fails, probed as the same caller in a transaction
    * that is rolled back. Undefined when it cannot tell.

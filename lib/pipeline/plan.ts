@@ -4,6 +4,7 @@
  * `shape`, so compile may reorder or add columns without any render file knowing how the
  * statement is built (docs/architecture.md, "The plan and its result shape").
  */
+import type { ExportFormat } from '../command/command';
 import type { CompiledQuery } from '../sql/sql';
 
 /**
@@ -75,7 +76,21 @@ export interface NoResultShape {
   readonly kind: 'none';
 }
 
-export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | NoResultShape | ReadShape;
+/**
+ * An export (docs/querying.md, "Exports"): any number of rows, read in batches and written as
+ * they come. `json`, `ndjson`: the `value` column holds the row's JSON. `csv`: the row's columns
+ * are the CSV fields, in order, named by `columns` (the header line); `plain` says which of them
+ * never need quoting (their type's text has no comma, quote or line break).
+ */
+export interface StreamShape {
+  readonly kind: 'stream';
+  readonly format: ExportFormat;
+  readonly value: number;
+  readonly columns: readonly string[];
+  readonly plain: readonly boolean[];
+}
+
+export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | StreamShape | NoResultShape | ReadShape;
 
 /**
  * Batch inserts: the same INSERT over a prefix of the rows, so that execute can name the row that

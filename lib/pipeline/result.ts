@@ -3,6 +3,8 @@
  * statement (PostgreSQL builds the JSON; nothing is parsed). Which column is what is said by the
  * plan's shape (plan.ts), never by a render file's knowledge of how compile built the statement.
  */
+import type { RowStream } from './row-stream';
+
 export interface Result {
   readonly rows: readonly (readonly (string | null)[])[];
   /** With `plan.binaryResults`: the result columns and the raw bytes of each row's fields. */
@@ -10,4 +12,6 @@ export interface Result {
     readonly fields: readonly { readonly name: string; readonly typeOid: number }[];
     readonly rows: readonly (readonly (Buffer | null)[])[];
   };
+  /** With a `stream` shape: the rows, read as they are written (`rows` is then empty). */
+  readonly stream?: RowStream;
 }

@@ -25,6 +25,8 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxRequestBodyBytes: 1048576,
     maxBatchSize: 1000,
     statementTimeoutMs: 30000,
+    maxExportRows: 0,
+    exportStatementTimeoutMs: 60000,
     rateLimit: undefined,
     explainEnabled: true,
     explainRoles: undefined,

@@ -216,7 +216,7 @@ function request(call: Call): GatewayRequest {
 
 function parseCall(call: Call): Command {
   // The explain route is open to the roles in explainRoles; this caller has one of them.
-  const config = testConfig({ schemas: ['Qs'], searchConfig: call.searchConfig, explainRoles: ['operator'] });
+  const config = testConfig({ schemas: ['Qs'], searchConfig: call.searchConfig, explainRoles: ['operator'], maxExportRows: 1000000 });
   const identity = { tenantId: 't', userId: 'u', role: 'operator', agentId: '', scopes: [], claims: {}, source: 'jwt' };
   const ctx = { request: request(call), config, schema: representativeSchema, identity, db: {} } as unknown as ParseContext;
   const command = (call.postgrest ? postgrestParseStage(ctx) : parseStage(ctx)) as Command;
@@ -288,6 +288,12 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       get('Qparent/1/Qchild', 'count=exact&expand=Qparent', { rowFilters: true }),
       get('Qparent/1/Qchild', 'select=Qlabel&sort=-Qlabel'),
       get('Qparent/1/Qnote', 'count=exact&distinct=Qbody'),
+      // Exports (compile-export.ts): NDJSON / JSON rows and CSV lines.
+      get('Qparent', '', { headers: { accept: 'application/x-ndjson' } }),
+      get('Qparent', 'limit=5000&select=Qname&sort=-Qamount&expand=nested:Qchild', { rowFilters: true }),
+      get('Qparent', 'select=Qname&sort=-Qamount&expand=nested:Qchild,nested:Qnote', { headers: { accept: 'text/csv' }, rowFilters: true }),
+      get('Qparent', 'distinct=Qname', { headers: { accept: 'text/csv' } }),
+      get('Qparent/1/Qchild', 'select=Qlabel&sort=-Qlabel&expand=Qparent', { headers: { accept: 'text/csv' }, rowFilters: true }),
     ],
     get: [get('Qparent/1'), get('Qparent/1', 'select=Qname&expand=nested:Qchild,nested:Qnote', { rowFilters: true }), get('Qchild/3', 'expand=Qparent')],
     aggregate: [

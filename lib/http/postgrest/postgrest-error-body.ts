@@ -28,6 +28,7 @@ const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
   RPC_NOT_ALLOWED: { code: '42501', status: 403 },
   NOT_FOUND: { code: 'PGRST125', status: 404 },
   METHOD_NOT_ALLOWED: { code: 'PGRST117', status: 405 },
+  NOT_ACCEPTABLE: { code: 'PGRST107', status: 406 },
   CONFLICT: { code: '23505', status: 409 },
   PAYLOAD_TOO_LARGE: { code: 'PGRST102', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { code: 'PGRST107', status: 415 },

@@ -5,7 +5,7 @@
  * spelling the request used (so `status=eq.paid` and `status.eq=paid` give the same pattern):
  *   select=<cols>  <col>=<op> (sorted)  search  search_columns=<cols>  distinct=<col>
  *   sort=<[-]col,...>  expand=<[nested:]rel,...>  count=exact  fn=<fn>  column=<col>
- *   limit  offset  cursor  returning=<cols>  body=<cols, sorted>  batch  on_conflict=<cols>
+ *   limit  offset  cursor  export=<json|ndjson|csv>  returning=<cols>  body=<cols, sorted>  batch  on_conflict=<cols>
  *   resolution=<merge|ignore>
  * Names stay (they are the shape), values go: `limit` is there when the request gave one,
  * whatever its value. Grammar and examples: docs/allow-list.md. Function calls have no pattern;
@@ -64,6 +64,8 @@ function listParts(list: ListCommand): string[] {
   if (list.explicitLimit) parts.push('limit');
   if (list.explicitOffset) parts.push('offset');
   if (list.cursor) parts.push('cursor');
+  // An export is a pattern of its own: listing a page never allows streaming the whole table.
+  if (list.export) parts.push(`export=${list.export}`);
   return parts;
 }
 

@@ -31,6 +31,32 @@ export function listColumns(command: ListCommand): { data: 0; count: 1; lastKey:
 }
 
 export function compileList(command: ListCommand, searchConfig: string | undefined): Sql {
+  const { distinct } = command;
+  const { from, where, source, row, rows, pageClause, columns } = listSource(command, searchConfig);
+  // The total counts every row the filters match (distinct: every distinct value), not just this page.
+  const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
+  // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
+  const parentVisible = command.parent ? sql`, (${compileParentExists(command.parent)})::text` : empty;
+
+  // json_agg over the page's rows keeps the column names and has no 100-argument limit
+  // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
+  // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
+  // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
+  const orderSelected = command.order.every((k) => command.select.includes(k.column));
+  const keyNames = orderSelected ? command.order.map((k) => k.column.name) : command.order.map((_, i) => `k${i}`);
+  const pageRows = orderSelected
+    ? sql`SELECT ${columns} FROM ${rows}${pageClause}`
+    : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
+  const data = orderSelected ? sql`json_agg(_p.*)` : sql`json_agg(_p.r)`;
+  return sql`SELECT coalesce(${data}, '[]')::text, count(*)::text, ${lastKey(keyNames)}${total}${parentVisible} FROM (${pageRows}) AS _p`;
+}
+
+/**
+ * The rows of a list, for a page (compileList) and for an export (compile-export.ts): `SELECT
+ * ${columns} FROM ${rows}${pageClause}` reads them in order, each selected column (and each
+ * expansion, named after its relation) over the alias `row`.
+ */
+export function listSource(command: ListCommand, searchConfig: string | undefined): { from: Sql; where: Sql; source: Sql; row: Sql; rows: Sql; pageClause: Sql; columns: Sql } {
   const { table, distinct } = command;
   const from = sql`${ident(table.schema, table.name)} AS _t`;
   const conditions = compileConditions(t, command, searchConfig);
@@ -45,10 +71,6 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
 
   const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
   const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${integerLiteral(command.limit)} OFFSET ${offsetOf(command)}`;
-  // The total counts every row the filters match (distinct: every distinct value), not just this page.
-  const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
-  // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
-  const parentVisible = command.parent ? sql`, (${compileParentExists(command.parent)})::text` : empty;
 
   // The page's rows, `row` naming one of them. Without expand: the source itself, limited by the
   // page query below. With expand, the page is limited first (`_q`, carrying the selected columns
@@ -68,18 +90,7 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
     pageClause = empty;
   }
   const columns = join([...command.select.map((c) => sql`${row}.${ident(c.name)}`), ...expansionColumns(row, command.expand)]);
-
-  // json_agg over the page's rows keeps the column names and has no 100-argument limit
-  // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
-  // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
-  // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
-  const orderSelected = command.order.every((k) => command.select.includes(k.column));
-  const keyNames = orderSelected ? command.order.map((k) => k.column.name) : command.order.map((_, i) => `k${i}`);
-  const pageRows = orderSelected
-    ? sql`SELECT ${columns} FROM ${rows}${pageClause}`
-    : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
-  const data = orderSelected ? sql`json_agg(_p.*)` : sql`json_agg(_p.r)`;
-  return sql`SELECT coalesce(${data}, '[]')::text, count(*)::text, ${lastKey(keyNames)}${total}${parentVisible} FROM (${pageRows}) AS _p`;
+  return { from, where, source, row, rows, pageClause, columns };
 }
 
 /** Offsets written into the text: whole pages, at most this many pages in. */

@@ -15,6 +15,7 @@ import { compileDelete } from './compile-delete';
 import { compileExplain } from './compile-explain';
 import { compileGet } from './compile-get';
 import { compileInsert } from './compile-insert';
+import { compileExport } from './compile-export';
 import { compileList } from './compile-list';
 import { compilePlan } from './compile-plan';
 import { compileRead } from './compile-read';
@@ -40,7 +41,7 @@ export function createCompileStage(): Stages['compile'] {
 function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: ResolvedConfig): Sql {
   switch (command.kind) {
     case 'list':
-      return compileList(command, config.searchConfig);
+      return command.export ? compileExport(command, command.export, config.searchConfig) : compileList(command, config.searchConfig);
     case 'get':
       return compileGet(command);
     case 'aggregate':

@@ -10,7 +10,9 @@ import type { Command } from '../../command/command';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
 import { isRowError, isUnresolvedCall } from '../../errors/sqlstate-meaning';
+import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
+import type { RowStream } from '../../pipeline/row-stream';
 import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
 
 export function createExecuteStage(): Stages['execute'] {
@@ -18,6 +20,7 @@ export function createExecuteStage(): Stages['execute'] {
     const { plan } = ctx;
     if (plan.query === null) return NO_ROWS;
     try {
+      if (plan.shape.kind === 'stream') return await openStream(ctx, { ...plan, query: plan.query });
       return await ctx.db.run(ctx.identity, { ...plan, query: plan.query });
     } catch (err) {
       if (ctx.command.kind === 'rpc' && isUnresolvedCall(err)) throw unresolvedCall(ctx, err);
@@ -31,6 +34,22 @@ export function createExecuteStage(): Stages['execute'] {
       throw mapped ?? err;
     }
   };
+}
+
+/**
+ * An export (docs/querying.md, "Exports"): the Database opens the cursor and reads the first
+ * batch (an error there is thrown here, like any other); a database error in a later batch is
+ * mapped the same way before rendering sees it.
+ */
+async function openStream(ctx: ExecuteContext, plan: QueryPlan): Promise<Result> {
+  if (!ctx.db.stream) throw new Error('the Database cannot stream an export');
+  const stream = await ctx.db.stream(ctx.identity, plan);
+  const context = errorContextOf(ctx.command);
+  const mapped: RowStream = {
+    next: () => stream.next().catch((err: unknown) => Promise.reject(toGatewayError(err, context) ?? err)),
+    close: () => stream.close(),
+  };
+  return Object.freeze({ rows: NO_ROWS.rows, stream: mapped });
 }
 
 function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {

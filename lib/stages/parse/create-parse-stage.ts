@@ -25,6 +25,7 @@ import { parseExplain } from './parse-explain';
 import { parseGet } from './parse-get';
 import { parseInsert } from './parse-insert';
 import { parseList } from './parse-list';
+import { preferredFormat } from './parse-accept';
 import { parseContracts, parseRpc } from './parse-rpc';
 import { parseUpdate } from './parse-update';
 import { resolveTable } from './resolve-names';
@@ -34,6 +35,10 @@ export function createParseStage(cursors: CursorCodec): Stages['parse'] {
     const { request, schema, config } = ctx;
     const [first, second, third] = request.segments;
     const method = request.method === 'HEAD' ? 'GET' : request.method;
+    // Exports are lists (docs/querying.md, "Exports"); any other route refuses them (406).
+    const accept = preferredFormat(request.headers['accept']);
+    const isList = method === 'GET' && first !== 'rpc' && first !== '_rpc' && request.segments.length !== 2 && request.segments.length <= 3;
+    if (accept !== 'json' && !isList) throw new GatewayError('NOT_ACCEPTABLE', `This route answers application/json only, not ${accept === 'csv' ? 'text/csv' : 'application/x-ndjson'}.`, { hint: 'Exports are GET /{table} and GET /{parent}/:id/{child}.' });
     // The function routes come first: `rpc` and `_rpc` are never table names here.
     if (first === 'rpc' && second !== undefined && third === undefined) {
       if (method !== 'POST') throw methodNotAllowed(request.method, ['POST']);
@@ -49,7 +54,7 @@ export function createParseStage(cursors: CursorCodec): Stages['parse'] {
     const table = resolveTable(schema, first);
 
     if (second === undefined) {
-      if (method === 'GET') return parseList(table, request.query, config, cursors);
+      if (method === 'GET') return parseList(table, request.query, config, cursors, null, accept);
       if (method === 'POST') return parseInsert(table, request, config);
       throw methodNotAllowed(request.method, ['GET', 'HEAD', 'POST']);
     }
@@ -66,7 +71,7 @@ export function createParseStage(cursors: CursorCodec): Stages['parse'] {
       throw methodNotAllowed(request.method, ['GET', 'HEAD', 'PATCH', 'DELETE']);
     }
     if (method !== 'GET') throw methodNotAllowed(request.method, ['GET', 'HEAD']);
-    return parseChildren(schema, table, request, config, cursors);
+    return parseChildren(schema, table, request, config, cursors, accept);
   };
 }
 

@@ -7,7 +7,7 @@
  * hint names the relations (`/users/1/shipments!sender`); the segment may be any reverse relation
  * name of lib/schema/relations.ts.
  */
-import type { ListCommand } from '../../command/command';
+import type { ExportFormat, ListCommand } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
@@ -18,7 +18,7 @@ import { parseKey } from './parse-key';
 import { parseList } from './parse-list';
 import { clip, resolveTable } from './resolve-names';
 
-export function parseChildren(schema: SchemaCache, parent: Table, request: GatewayRequest, config: ResolvedConfig, cursors: CursorCodec): ListCommand {
+export function parseChildren(schema: SchemaCache, parent: Table, request: GatewayRequest, config: ResolvedConfig, cursors: CursorCodec, accept: ExportFormat = 'json'): ListCommand {
   const childName = request.segments[2] ?? '';
   const key = parseKey(parent, request.rawSegments[1] ?? '');
   const candidates = relationsNamed(parent, childName).filter((c) => c.relation.direction === 'reverse');
@@ -34,5 +34,5 @@ export function parseChildren(schema: SchemaCache, parent: Table, request: Gatew
     });
   }
   const { foreignKey } = candidates[0]!.relation;
-  return parseList(foreignKey.table, request.query, config, cursors, Object.freeze({ table: parent, childName, key, foreignKey }));
+  return parseList(foreignKey.table, request.query, config, cursors, Object.freeze({ table: parent, childName, key, foreignKey }), accept);
 }

@@ -4,7 +4,7 @@
  * key-style: `limit.eq=5`).
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { Filter, ListCommand, ParentScope, Search, SortKey } from '../../command/command';
+import type { ExportFormat, Filter, ListCommand, ParentScope, Search, SortKey } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { CursorCodec } from '../../pipeline/cursor-codec';
@@ -22,7 +22,8 @@ const MAX_INTEGER_DIGITS = 15;
 
 /**
  * `parent` is set by the child route (`GET /{parent}/:id/{child}`): the same parameters, over the
- * rows of `table` whose foreign key points at that parent row.
+ * rows of `table` whose foreign key points at that parent row. `accept` is the format the
+ * `Accept` header prefers (parse-accept.ts): anything but a JSON page makes the list an export.
  */
 export function parseList(
   table: Table,
@@ -30,6 +31,7 @@ export function parseList(
   config: ResolvedConfig,
   cursors: CursorCodec,
   parent: ParentScope | null = null,
+  accept: ExportFormat = 'json',
 ): ListCommand {
   const reserved = new Map<Reserved, string>();
   const filters: Filter[] = [];
@@ -57,7 +59,8 @@ export function parseList(
   for (const column of tieBreaker) if (!order.some((k) => k.column === column)) order.push({ column, descending: false });
 
   const requested = parseInteger(reserved.get('limit'), 'limit');
-  const limit = Math.min(requested ?? config.defaultLimit, config.maxLimit);
+  const exportFormat = exportOf(accept, requested, config);
+  const limit = exportFormat ? exportLimit(requested, config) : Math.min(requested ?? config.defaultLimit, config.maxLimit);
   const offset = parseInteger(reserved.get('offset'), 'offset') ?? 0;
 
   const cursorText = reserved.get('cursor');
@@ -76,6 +79,7 @@ export function parseList(
 
   const countText = reserved.get('count');
   if (countText !== undefined && countText !== 'exact') throw new GatewayError('PARSE_ERROR', '`count` takes the value `exact`.');
+  if (exportFormat && countText !== undefined) throw new GatewayError('PARSE_ERROR', '`count=exact` is not available on an export.', { hint: 'Ask GET /{table}/aggregate?fn=count with the same filters.' });
 
   return Object.freeze({
     kind: 'list',
@@ -95,7 +99,34 @@ export function parseList(
     countExact: countText === 'exact',
     expand,
     parent,
+    ...(exportFormat ? { export: exportFormat } : {}),
   });
+}
+
+/**
+ * Whether the list is streamed (docs/querying.md, "Exports"): NDJSON and CSV always are (406
+ * while max_export_rows is 0); JSON when `limit` is above max_limit and exports are on, else the
+ * limit is clamped to max_limit as it always was.
+ */
+function exportOf(accept: ExportFormat, requested: number | undefined, config: ResolvedConfig): ExportFormat | undefined {
+  if (accept !== 'json') {
+    if (config.maxExportRows === 0) {
+      throw new GatewayError('NOT_ACCEPTABLE', `Exports (${accept === 'csv' ? 'text/csv' : 'application/x-ndjson'}) are turned off (max_export_rows = 0).`, { hint: 'Ask for application/json pages.' });
+    }
+    return accept;
+  }
+  return config.maxExportRows > 0 && requested !== undefined && requested > config.maxLimit ? 'json' : undefined;
+}
+
+/** An export's row cap: the caller's `limit`, at most max_export_rows (400 above), else max_export_rows. */
+function exportLimit(requested: number | undefined, config: ResolvedConfig): number {
+  if (requested !== undefined && requested > config.maxExportRows) {
+    throw new GatewayError('PARSE_ERROR', `\`limit\` ${requested} is more than an export may return (max_export_rows = ${config.maxExportRows}).`, {
+      details: { limit: 'max_export_rows', max: config.maxExportRows },
+      hint: 'Export in parts, e.g. with a cursor or a filter on a key range.',
+    });
+  }
+  return requested ?? config.maxExportRows;
 }
 
 /** How many parameters of `query` are filters (not in `reserved`), counted before any is parsed. */
