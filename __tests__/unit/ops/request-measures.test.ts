@@ -32,6 +32,16 @@ describe('measuredDatabase', () => {
     expect(measures.dbMs).toBeGreaterThanOrEqual(45);
     expect(measures.dbMs).toBeLessThan(1000);
   });
+
+  it('keeps every method of the port: an export streams through it, and a Database without stream stays without', async () => {
+    const stream = { batch: 'first' } as never;
+    const db: Database = { run: async () => ({ rows: [] }), locateFailingRow: async () => undefined, stream: async () => (await sleep(10), stream) };
+    const measures = newRequestMeasures();
+    const timed = measuredDatabase(db, measures);
+    expect(await timed.stream!(identity, {} as never)).toBe(stream);
+    expect(measures.dbCalls).toBe(1);
+    expect('stream' in measuredDatabase({ run: db.run, locateFailingRow: db.locateFailingRow }, measures)).toBe(false);
+  });
 });
 
 describe('runPipeline measures', () => {
