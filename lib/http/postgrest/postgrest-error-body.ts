@@ -7,7 +7,7 @@
  */
 import type { GatewayError } from '../../errors/gateway-error';
 import type { ErrorCode } from '../../errors/error-catalogue';
-import { isPostgrestError } from '../../errors/postgrest-error';
+import { isPostgrestError, RaisedPostgrestError } from '../../errors/postgrest-error';
 
 export interface PostgrestErrorBody {
   readonly status: number;
@@ -41,6 +41,7 @@ const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
 
 export function postgrestErrorBody(error: GatewayError, anonymous: boolean): PostgrestErrorBody {
   const hint = error.hint ?? null;
+  if (error instanceof RaisedPostgrestError) return { status: error.pgrstStatus, body: { ...error.body, code: error.body.code ?? '', message: error.body.message ?? '' } };
   if (isPostgrestError(error)) {
     return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: error.message, details: detailsText(error.details), hint } };
   }
