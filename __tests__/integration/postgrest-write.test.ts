@@ -14,6 +14,8 @@ import type { GatewayOptions } from '../../lib';
 import { pgrstTokenA, pgrstTokenB, startPostgrestApp, type PostgrestApp } from '../support/postgrest-app';
 import { createTestDatabase, TENANT_A, TENANT_B, type TestDatabase } from '../support/test-database';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
 let db: TestDatabase;
 const apps: PostgrestApp[] = [];
 let executed: string[] = [];
@@ -79,10 +81,10 @@ describe('postgrest writes: insert', () => {
   it('columns= takes only the named columns of the body; an unknown one is PGRST204', async () => {
     const res = await fetch(`${app.url}/notes?columns=id,slug&select=id,slug,body`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation' }, body: JSON.stringify({ id: 7, slug: 'n7', body: 'ignored' }) });
     expect(res.status).toBe(201);
-    expect(await res.json()).toEqual([{ id: 7, slug: 'n7', body: 'empty' }]);
+    expect((await res.json()) as Any).toEqual([{ id: 7, slug: 'n7', body: 'empty' }]);
     const unknown = await fetch(`${app.url}/notes?columns=id,nope`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: '{"id":8}' });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).code).toBe('PGRST204');
+    expect(((await unknown.json()) as Any).code).toBe('PGRST204');
     const { error } = await A().from('notes').insert({ id: 8, slug: 'n8', nope: 1 });
     expect(error?.code).toBe('PGRST204');
   });
@@ -110,14 +112,14 @@ describe('postgrest writes: insert', () => {
   it('PUT upserts one row by its primary key; the body must carry the same key', async () => {
     const put = await fetch(`${app.url}/notes?id=eq.50`, { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation' }, body: '{"id":50,"slug":"put","body":"p1"}' });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual([{ id: 50, tenant_id: TENANT_A, slug: 'put', body: 'p1', author_id: null }]);
+    expect((await put.json()) as Any).toEqual([{ id: 50, tenant_id: TENANT_A, slug: 'put', body: 'p1', author_id: null }]);
     const again = await fetch(`${app.url}/notes?id=eq.50`, { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: '{"id":50,"slug":"put","body":"p2"}' });
     expect(again.status).toBe(204);
     expect((await notes('id = 50'))[0]!.body).toBe('p2');
     const mismatch = await fetch(`${app.url}/notes?id=eq.50`, { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: '{"id":51,"slug":"put"}' });
-    expect({ status: mismatch.status, code: (await mismatch.json()).code }).toEqual({ status: 400, code: 'PGRST115' });
+    expect({ status: mismatch.status, code: ((await mismatch.json()) as Any).code }).toEqual({ status: 400, code: 'PGRST115' });
     const notKey = await fetch(`${app.url}/notes?slug=eq.put`, { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: '{"id":50,"slug":"put"}' });
-    expect({ status: notKey.status, code: (await notKey.json()).code }).toEqual({ status: 405, code: 'PGRST105' });
+    expect({ status: notKey.status, code: ((await notKey.json()) as Any).code }).toEqual({ status: 405, code: 'PGRST105' });
   });
 });
 
@@ -161,20 +163,20 @@ describe('postgrest writes: update and delete by filter', () => {
     await A().from('notes').insert([{ id: 70, slug: 'm70', body: 'x' }, { id: 71, slug: 'm71', body: 'x' }]);
     const res = await fetch(`${app.url}/notes?id=gte.70&id=lte.71`, { method: 'PATCH', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'handling=strict, max-affected=1' }, body: '{"body":"too many"}' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: 'PGRST124', details: 'The query affects 2 rows' });
+    expect((await res.json()) as Any).toMatchObject({ code: 'PGRST124', details: 'The query affects 2 rows' });
     expect((await notes('id IN (70, 71)')).map((n) => n.body)).toEqual(['x', 'x']);
     const ok = await fetch(`${app.url}/notes?id=eq.70`, { method: 'DELETE', headers: { ...bearer(), Prefer: 'handling=strict, max-affected=1' } });
     expect(ok.status).toBe(204);
     expect(ok.headers.get('preference-applied')).toBe('handling=strict, max-affected=1');
     const strictBad = await fetch(`${app.url}/notes?id=eq.71`, { method: 'DELETE', headers: { ...bearer(), Prefer: 'handling=strict, bogus=1' } });
-    expect({ status: strictBad.status, code: (await strictBad.json()).code }).toEqual({ status: 400, code: 'PGRST122' });
+    expect({ status: strictBad.status, code: ((await strictBad.json()) as Any).code }).toEqual({ status: 400, code: 'PGRST122' });
   });
 
   it('Prefer: tx=rollback answers as if written and writes nothing; tx=commit writes', async () => {
     const res = await fetch(`${app.url}/notes?select=id,body`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation, tx=rollback' }, body: '{"id":80,"slug":"tx","body":"rolled"}' });
     expect(res.status).toBe(201);
     expect(res.headers.get('preference-applied')).toBe('return=representation, tx=rollback');
-    expect(await res.json()).toEqual([{ id: 80, body: 'rolled' }]);
+    expect((await res.json()) as Any).toEqual([{ id: 80, body: 'rolled' }]);
     expect(await notes('id = 80')).toEqual([]);
     const commit = await fetch(`${app.url}/notes`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'tx=commit' }, body: '{"id":80,"slug":"tx"}' });
     expect(commit.status).toBe(201);
@@ -234,10 +236,10 @@ describe('postgrest writes: access policy and allow-list, refused before SQL', (
     const guarded = await appWith({ access: { policy } });
     const c = () => guarded.client();
     const h = { ...bearer(), 'Content-Type': 'application/json' };
-    const cases: (() => Promise<{ status: number; code: string | undefined }>)[] = [
+    const cases: (() => PromiseLike<{ status: number; code: string | undefined }>)[] = [
       () => c().from('notes').insert({ id: 100, slug: 's', author_id: 1 }).then((r) => ({ status: r.status, code: r.error?.code })),
-      () => fetch(`${guarded.url}/notes?columns=id,author_id`, { method: 'POST', headers: h, body: '{"id":100}' }).then(async (r) => ({ status: r.status, code: (await r.json()).code })),
-      () => fetch(`${guarded.url}/notes?on_conflict=tenant_id,slug`, { method: 'POST', headers: { ...h, Prefer: 'resolution=merge-duplicates' }, body: '{"id":100,"slug":"s"}' }).then(async (r) => ({ status: r.status, code: (await r.json()).code })),
+      () => fetch(`${guarded.url}/notes?columns=id,author_id`, { method: 'POST', headers: h, body: '{"id":100}' }).then(async (r) => ({ status: r.status, code: ((await r.json()) as Any).code })),
+      () => fetch(`${guarded.url}/notes?on_conflict=tenant_id,slug`, { method: 'POST', headers: { ...h, Prefer: 'resolution=merge-duplicates' }, body: '{"id":100,"slug":"s"}' }).then(async (r) => ({ status: r.status, code: ((await r.json()) as Any).code })),
       () => c().from('notes').insert({ id: 100, slug: 's' }).select('id, author_id').then((r) => ({ status: r.status, code: r.error?.code })),
       () => c().from('notes').update({ body: 'x' }).eq('author_id', 1).then((r) => ({ status: r.status, code: r.error?.code })),
       () => c().from('notes').delete().eq('author_id', 1).then((r) => ({ status: r.status, code: r.error?.code })),

@@ -34,6 +34,7 @@ export const postgrestCodes = {
   PGRST200: { status: 400, code: 'UNKNOWN_RELATION', when: 'no relationship between the tables for an embed' },
   PGRST201: { status: 300, code: 'UNKNOWN_RELATION', when: 'several relationships: disambiguate with !hint' },
   PGRST202: { status: 404, code: 'NOT_FOUND', when: 'unknown function' },
+  PGRST203: { status: 300, code: 'RPC_SIGNATURE_MISMATCH', when: 'a call several overloads fit equally' },
   PGRST204: { status: 400, code: 'UNKNOWN_COLUMN', when: 'unknown column in columns= or a body' },
   PGRST205: { status: 404, code: 'NOT_FOUND', when: 'unknown table or view' },
   // PostgREST 12 answered an unknown table with PostgreSQL's code (PGRST205 is 13's).

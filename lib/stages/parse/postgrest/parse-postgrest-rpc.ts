@@ -15,6 +15,7 @@
  * runs read-only, a VOLATILE one fails with 25006, 405, as in PostgREST); the others read the result.
  */
 import type { Command, PostgrestCall, ReadCommand, RpcArgument } from '../../../command/command';
+import { GatewayError } from '../../../errors/gateway-error';
 import { PostgrestError } from '../../../errors/postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
 import type { Column, DbFunction, Table } from '../../../schema/schema-types';
@@ -60,7 +61,7 @@ function queryCall(overloads: readonly DbFunction[], query: Query, ctx: ReadCont
     const had = values[k];
     values[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
   }
-  const fit = chooseOverload(overloads, { notation: 'named', values }, ctx.config.rpcSignatureCheck);
+  const fit = choose(overloads, { notation: 'named', values }, ctx);
   return { fn: fit.fn, notation: 'named', args: fit.args.map((arg) => ({ arg, key: arg.name })), values: JSON.stringify(values) };
 }
 
@@ -83,8 +84,22 @@ function bodyCall(overloads: readonly DbFunction[], request: GatewayRequest, sin
   if (singleObject) throw new PostgrestError('PGRST202', `Could not find the function ${clip(`${overloads[0]!.schema}.${overloads[0]!.name}`)} with a single json or jsonb parameter in the schema cache`, { hint: 'Prefer: params=single-object calls a function of one json / jsonb argument.' });
   const value = body?.value ?? {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PostgrestError('PGRST102', 'Invalid body: a function call takes a JSON object of named arguments');
-  const fit = chooseOverload(overloads, { notation: 'named', values: value as Record<string, unknown> }, ctx.config.rpcSignatureCheck);
+  const fit = choose(overloads, { notation: 'named', values: value as Record<string, unknown> }, ctx);
   return { fn: fit.fn, notation: 'named', args: fit.args.map((arg) => ({ arg, key: arg.name })), values: body?.text ?? '{}' };
+}
+
+/** chooseOverload (the default dialect's), its refusals as PostgREST's: PGRST202 no fit, PGRST203 several. */
+function choose(overloads: readonly DbFunction[], call: Parameters<typeof chooseOverload>[1], ctx: ReadContext): ReturnType<typeof chooseOverload> {
+  try {
+    return chooseOverload(overloads, call, true);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    const f = overloads[0]!;
+    const names = call.notation === 'named' ? Object.keys(call.values).map((k) => clip(k, 40)).join(', ') : '';
+    const several = err.message.includes('several overloads');
+    if (several) throw new PostgrestError('PGRST203', `Could not choose the best candidate function between: ${clip(overloads.map((o) => `${o.schema}.${o.name}(${o.identityArgs})`).join(', '), 400)}`, { hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved' });
+    throw new PostgrestError('PGRST202', `Could not find the function ${clip(`${f.schema}.${f.name}`)}(${names}) in the schema cache`, { hint: err.hint ?? 'Perhaps you meant to call the function with other arguments.' });
+  }
 }
 
 /** The one argument takes the whole value (JSON text), passed by position. */
