@@ -23,7 +23,7 @@ export const postgrestCodes = {
   PGRST122: { status: 400, code: 'PARSE_ERROR', when: 'an invalid preference with Prefer: handling=strict' },
   PGRST123: { status: 400, code: 'PARSE_ERROR', when: 'aggregate functions while postgrest_aggregates = false' },
   PGRST125: { status: 404, code: 'NOT_FOUND', when: 'a path that is not a route' },
-  PGRST126: { status: 404, code: 'NOT_FOUND', when: 'GET / (the OpenAPI document is not served yet)' },
+  PGRST126: { status: 404, code: 'NOT_FOUND', when: 'GET / when the OpenAPI document route does not answer it (a fallback: lib/create-describe-route.ts answers first)' },
   PGRST121: { status: 500, code: 'INTERNAL_ERROR', when: "a function raised SQLSTATE 'PGRST' whose message or detail is not the JSON PostgREST reads" },
   PGRST127: { status: 400, code: 'PARSE_ERROR', when: 'a feature the dialect does not implement (named in details)' },
   PGRST105: { status: 405, code: 'PARSE_ERROR', when: 'PUT whose filters are not exactly the primary key with eq' },
