@@ -30,7 +30,8 @@ export function createCompileStage(): Stages['compile'] {
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
     const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...postgrestPlan(command) };
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
-    if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
+    // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
+    if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true) {
       const rows = command.rowCount;
       return Object.freeze({ ...plan, rowProbe: Object.freeze({ rows, query: (prefix: number) => compileSql(compileInsert(command, prefix)) }) });
     }
