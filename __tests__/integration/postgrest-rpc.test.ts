@@ -168,6 +168,27 @@ describe('postgrest calls: settings and errors', () => {
     expect(error).toMatchObject({ code: 'P0001', message: 'plain failure', details: 'some detail', hint: 'some hint' });
   });
 
+  it('hostile calls are 4xx, never 500', async () => {
+    const h = { ...bearer(), 'Content-Type': 'application/json' };
+    const calls: [string, RequestInit][] = [
+      ['/rpc/add?a=zz&b=1', { headers: bearer() }],
+      ['/rpc/add', { method: 'POST', headers: h, body: '[1,2]' }],
+      ['/rpc/add', { method: 'POST', headers: h, body: '{"a":' }],
+      ['/rpc/add', { method: 'POST', headers: h, body: '{"a":{"x":1},"b":1}' }],
+      ['/rpc/add', { method: 'POST', headers: { ...bearer(), 'Content-Type': 'text/plain' }, body: 'x' }],
+      ['/rpc/add', { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/octet-stream' }, body: 'x' }],
+      ['/rpc/add', { method: 'PATCH', headers: h, body: '{}' }],
+      ['/rpc/books_by_genre?g=fiction&select=nope(', { headers: bearer() }],
+      ['/rpc/books_by_genre?g=fiction&id=zz.1', { headers: bearer() }],
+      ['/rpc/books_by_genre?g=nope', { headers: bearer() }],
+      ['/rpc/add?a=1&b=2', { headers: { ...bearer(), Prefer: 'handling=strict, params=multiple-objects' } }],
+    ];
+    for (const [p, init] of calls) {
+      const r = await fetch(`${app.url}${p}`, init);
+      expect({ p, ok: r.status >= 400 && r.status < 500 }).toEqual({ p, ok: true });
+    }
+  });
+
   it('a void function answers 204', async () => {
     const { status, data, error } = await A().rpc('touch');
     expect({ status, data, error }).toEqual({ status: 204, data: null, error: null });
