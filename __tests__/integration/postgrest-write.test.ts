@@ -280,6 +280,10 @@ describe('postgrest writes: access policy and allow-list, refused before SQL', (
     executed = [];
     const big = await small.client().from('notes').insert([{ slug: 'a' }, { slug: 'b' }, { slug: 'c' }]);
     expect(big.status).toBe(413);
+    const wide = await appWith({ maxBatchSize: 20000 });
+    const many = await wide.client().from('notes').insert(Array.from({ length: 15001 }, (_, i) => ({ slug: `w${i}`, body: 'x' })), { defaultToNull: false });
+    expect({ status: many.status, code: many.error?.code }).toEqual({ status: 413, code: 'PGRST102' });
+    expect(many.error?.message).toContain('missing=default');
     expect(executed).toEqual([]);
     for (const body of ['{', '[1,2]', '"x"', 'null', '{"id":{"a":1}}', '[[]]', '{"id":"1e999999"}']) {
       const r = await fetch(`${app.url}/notes`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json' }, body });

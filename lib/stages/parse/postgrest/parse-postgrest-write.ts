@@ -29,6 +29,9 @@ import { parsePostgrestPrefer, type PostgrestPrefer } from './postgrest-prefer';
 
 type Query = [string, string][];
 
+/** Rows x columns of one `Prefer: missing=default` batch (each is one bound parameter). */
+export const maxMissingDefaultValues = 30000;
+
 export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: ReadContext): Command {
   const method = request.method as PostgrestWrite['method'];
   const prefer = parsePostgrestPrefer(request.headers['prefer'], method === 'POST' ? 'insert' : 'write');
@@ -59,6 +62,10 @@ export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: 
         onConflict = parseOnConflict(table, headers, prefer.raw);
       }
       if (prefer.missingDefault && columns.length === 0) throw bad('Prefer: missing=default', 'missing=default needs the columns (columns= or the body keys)');
+      // missing=default binds each value of each row (compile-insert.ts): stay far below PostgreSQL's 65,535 parameters.
+      if (prefer.missingDefault && batch && rows.length * columns.length > maxMissingDefaultValues) {
+        throw new GatewayError('PAYLOAD_TOO_LARGE', `Prefer: missing=default takes at most ${maxMissingDefaultValues} values (rows x columns) in one request.`, { details: { values: rows.length * columns.length, max: maxMissingDefaultValues }, hint: 'Split the batch into several requests.' });
+      }
       const r = representation();
       const command = {
         kind: 'insert' as const,
