@@ -185,13 +185,46 @@ export interface InsertCommand {
   readonly returning: readonly Column[];
   readonly explicitReturning: boolean;
   readonly onConflict: OnConflict | null;
+  /** The PostgREST dialect's response and options (docs/postgrest-dialect.md, "Writes"). */
+  readonly postgrest?: PostgrestWrite;
+  /** `Prefer: missing=default` (PostgREST dialect): a key missing from a batch row takes the column default. */
+  readonly missingDefault?: boolean;
 }
 
-/** `PATCH /{table}/:id` with the columns to change. */
+/**
+ * How a write of the PostgREST dialect answers: the written rows are read back through `node`
+ * (a read level whose table is the written one: select, embeds), in the request's schema.
+ */
+export interface PostgrestWrite {
+  readonly schema: string;
+  /** `Prefer: return=`; `minimal` and `headers-only` send no body. */
+  readonly returnMode: 'minimal' | 'headers-only' | 'representation';
+  /** The representation: the written rows, as `select` shapes them (the primary key alone for headers-only). */
+  readonly node: ReadNode;
+  readonly media: 'json' | 'object' | 'csv';
+  /** `Prefer: handling=strict, max-affected=n`: more rows written fails the request (rolled back). */
+  readonly maxAffected: number | null;
+  /** `Prefer: tx=rollback`: the transaction is rolled back after the response is built. */
+  readonly rollback: boolean;
+  /** The HTTP method (PUT is an upsert of one row). */
+  readonly method: 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Preferences applied, for the Preference-Applied header. */
+  readonly applied: readonly string[];
+  /** The caller gave `select` (the allow-list pattern names it). */
+  readonly explicitSelect: boolean;
+  /** `Prefer: count=...`: Content-Range carries the number of rows written. */
+  readonly count: boolean;
+}
+
+/** `PATCH /{table}/:id` with the columns to change (the PostgREST dialect: rows matching `where`). */
 export interface UpdateCommand extends RowScoped {
   readonly kind: 'update';
   readonly table: Table;
+  /** Empty when `where` selects the rows. */
   readonly key: readonly KeyValue[];
+  /** The PostgREST dialect: the rows to change are those matching these conditions (ANDed), not a key. */
+  readonly where?: readonly Condition[];
+  readonly postgrest?: PostgrestWrite;
   readonly columns: readonly Column[];
   /** The JSON object body as received, bound as one parameter. */
   readonly body: string;
@@ -201,11 +234,14 @@ export interface UpdateCommand extends RowScoped {
   readonly explicitReturning: boolean;
 }
 
-/** `DELETE /{table}/:id`. */
+/** `DELETE /{table}/:id` (the PostgREST dialect: rows matching `where`). */
 export interface DeleteCommand extends RowScoped {
   readonly kind: 'delete';
   readonly table: Table;
+  /** Empty when `where` selects the rows. */
   readonly key: readonly KeyValue[];
+  readonly where?: readonly Condition[];
+  readonly postgrest?: PostgrestWrite;
   readonly returning: readonly Column[];
   readonly explicitReturning: boolean;
 }
@@ -231,6 +267,24 @@ export interface RpcCommand {
   readonly values: string;
   /** `x-gw-result-format`: `binary` asks PostgreSQL for binary result columns. */
   readonly resultFormat: 'text' | 'binary';
+  /** The PostgREST dialect's call (docs/postgrest-dialect.md, "Functions"). */
+  readonly postgrest?: PostgrestCall;
+}
+
+/**
+ * A function call of the PostgREST dialect. A set of rows is read through `read` (select,
+ * filters, order, limit and embeds on the result, as on a table); any other result is sent as
+ * its JSON value.
+ */
+export interface PostgrestCall {
+  readonly schema: string;
+  /** GET (and HEAD): the call runs in a read-only transaction (a VOLATILE function then fails with 25006, 405). */
+  readonly readOnly: boolean;
+  /** The read over the function's rows (a set of rows only). */
+  readonly read: ReadCommand | null;
+  readonly rollback: boolean;
+  readonly applied: readonly string[];
+  readonly head: boolean;
 }
 
 /** `GET /_rpc/contracts`: the callable functions, rendered from the schema cache. */

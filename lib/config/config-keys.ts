@@ -327,6 +327,10 @@ const gatewayRows = {
     key: 'postgrest_aggregates', schema: flag, default: true, secret: false,
     description: 'With dialect postgrest: allow aggregate functions in select (count(), col.sum(), ...).',
   },
+  postgrestUnfilteredWrites: {
+    key: 'postgrest_unfiltered_writes', schema: flag, default: false, secret: false,
+    description: 'With dialect postgrest: allow PATCH and DELETE without a filter (every row the caller can see); off, they are refused (21000).',
+  },
 } satisfies Record<GatewayOptionName, Row>;
 
 const accessRows = {

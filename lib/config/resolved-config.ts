@@ -99,5 +99,7 @@ export interface ResolvedConfig {
   readonly postgrestVersion: 12 | 13;
   /** Aggregate functions in the postgrest dialect's select. */
   readonly postgrestAggregates: boolean;
+  /** PATCH / DELETE without a filter in the postgrest dialect (refused when false). */
+  readonly postgrestUnfilteredWrites: boolean;
   readonly access: AccessConfig;
 }

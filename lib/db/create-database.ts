@@ -52,6 +52,8 @@ export function createDatabase(
               readOnly: plan.readOnly,
               prepared,
               binaryResults: plan.binaryResults === true,
+              ...(plan.rollback ? { rollback: true } : {}),
+              ...(plan.request ? { request: plan.request } : {}),
             },
             plan.query,
             prepareValue,

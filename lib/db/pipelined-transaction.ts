@@ -58,6 +58,18 @@ export interface TransactionSettings {
   readonly prepared: boolean;
   /** Ask for the plan statement's result columns in binary format (`x-gw-result-format: binary`). */
   readonly binaryResults?: boolean;
+  /** Roll the transaction back after the plan statement (`Prefer: tx=rollback`, the PostgREST dialect). */
+  readonly rollback?: boolean;
+  /** The PostgREST dialect's `request.*` settings, set with the context (docs/postgrest-dialect.md, "Settings"). */
+  readonly request?: RequestSettings;
+}
+
+/** PostgREST's transaction-local `request.*` settings: JSON texts and the method and path. */
+export interface RequestSettings {
+  readonly claims: string;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: string;
 }
 
 /** Per-connection prepared plan statements: text -> name, in least-recently-used order. */
@@ -86,17 +98,26 @@ function cacheOf(connection: Connection): StatementCache {
   return cache;
 }
 
-const contextText = (readOnly: boolean): string =>
+const contextText = (readOnly: boolean, request = false): string =>
   "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
   "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
   "set_config('statement_timeout', $4, true), set_config('search_path', $5, true), pg_advisory_unlock_all()" +
-  (readOnly ? ", set_config('transaction_read_only', 'on', true)" : '');
+  (readOnly ? ", set_config('transaction_read_only', 'on', true)" : '') +
+  (request ? ", set_config('request.jwt.claims', $6, true), set_config('request.method', $7, true), set_config('request.path', $8, true), set_config('request.headers', $9, true)" : '');
 
 // Versioned names: a connection that prepared an older text must not run it under this name.
 const contextStatements = {
   ro: { name: 'tablegate_context_ro_v2', text: contextText(true) },
   rw: { name: 'tablegate_context_rw_v2', text: contextText(false) },
+  // The PostgREST dialect's: the same, plus the request.* settings.
+  roRequest: { name: 'tablegate_context_ro_request_v1', text: contextText(true, true) },
+  rwRequest: { name: 'tablegate_context_rw_request_v1', text: contextText(false, true) },
 } as const;
+
+function contextStatementOf(settings: Pick<TransactionSettings, 'readOnly' | 'request'>): { readonly name: string; readonly text: string } {
+  if (settings.request) return settings.readOnly ? contextStatements.roRequest : contextStatements.rwRequest;
+  return settings.readOnly ? contextStatements.ro : contextStatements.rw;
+}
 
 /**
  * Back to the connection's defaults (connection-option, role and database defaults, else the
@@ -122,6 +143,7 @@ const contextValues = (settings: Omit<TransactionSettings, 'prepared'>): string[
   settings.agentId,
   String(settings.statementTimeoutMs),
   settings.searchPath,
+  ...(settings.request ? [settings.request.claims, settings.request.method, settings.request.path, settings.request.headers] : []),
 ];
 
 export type Rows = (string | null)[][];
@@ -141,7 +163,7 @@ export interface BatchResult {
 /** The tenant-context statement as a plain query, for the (rare) multi-statement transactions. */
 export function contextQuery(settings: Omit<TransactionSettings, 'prepared'>): CompiledQuery {
   return {
-    text: contextText(settings.readOnly),
+    text: contextStatementOf(settings).text,
     values: contextValues(settings),
   };
 }
@@ -170,7 +192,7 @@ export class PipelinedTransaction {
     private readonly valueMapper: (v: unknown) => unknown,
     private readonly callback: (err: Error | null, result: BatchResult) => void,
   ) {
-    const statement = settings.readOnly ? contextStatements.ro : contextStatements.rw;
+    const statement = contextStatementOf(settings);
     // Unnamed when prepared statements are off: pg then records nothing for this query.
     this.name = settings.prepared ? statement.name : '';
     this.text = statement.text;
@@ -194,6 +216,15 @@ export class PipelinedTransaction {
       connection.bind({ portal: '', statement, values: this.query.values, valueMapper: this.valueMapper, binary: settings.binaryResults === true });
       connection.describe({ type: 'P', name: '' });
       connection.execute({ portal: '', rows: 0 });
+      // `Prefer: tx=rollback`: ROLLBACK ends the implicit transaction of the batch, undoing the
+      // plan's writes (PostgreSQL answers with a WARNING "there is no transaction in progress",
+      // and rolls back; src/backend/access/transam/xact.c, UserAbortTransactionBlock). What
+      // follows runs in a new implicit transaction, committed at Sync.
+      if (settings.rollback) {
+        connection.parse({ text: 'ROLLBACK', name: '', types: [] });
+        connection.bind({ portal: '', statement: '', values: [] });
+        connection.execute({ portal: '', rows: 0 });
+      }
       // The reset: skipped by PostgreSQL if anything before it failed.
       for (const reset of resetStatements) this.run(connection, reset.name, reset.text, []);
       if (settings.readOnly) this.run(connection, unlockStatement.name, unlockStatement.text, []);

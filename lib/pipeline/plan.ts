@@ -119,4 +119,8 @@ export interface Plan {
    * Content-Profile): `search_path` is it then `extra_search_path`. Unset: every exposed schema.
    */
   readonly schema?: string;
+  /** `Prefer: tx=rollback` (the PostgREST dialect): the transaction is rolled back after the statement. */
+  readonly rollback?: boolean;
+  /** The PostgREST dialect's `request.*` settings (set by execute, from the request). */
+  readonly request?: { readonly claims: string; readonly method: string; readonly path: string; readonly headers: string };
 }

@@ -63,6 +63,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     dialect: 'tablegate',
     postgrestVersion: 13,
     postgrestAggregates: true,
+    postgrestUnfilteredWrites: false,
     access: { enabled: false, path: undefined, policy: undefined },
     ...overrides,
   });

@@ -308,6 +308,9 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       post('Qparent', [{ Qid: 1, Qname: 'a' }], '', { 'x-upsert': 'true' }),
       post('Qparent', { Qid: 1 }, '', { 'x-upsert': 'true' }),
       post('Qparent', [{ Qcode: 'a', Qname: 'b' }, { Qcode: 'c' }], '', { prefer: 'resolution=ignore-duplicates', 'x-on-conflict': 'Qcode' }),
+      // The PostgREST dialect (compile-postgrest-write.ts): missing=default, a representation with an embed, an upsert.
+      { ...post('Qparent', [{ Qid: 1, Qname: 'a' }, { Qid: 2 }], 'select=Qname,Qchild(Qlabel)', { prefer: 'return=representation, missing=default' }), postgrest: true },
+      { ...post('Qparent', { Qcode: 'a', Qname: 'b' }, 'on_conflict=Qcode', { prefer: 'resolution=merge-duplicates, return=headers-only' }), postgrest: true },
     ],
     read: [
       pg('Qparent'),
@@ -320,8 +323,15 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       pg('Qparent', 'select=Qname', { accept: 'application/vnd.pgrst.array+json;nulls=stripped' }),
       pg('Qchild', 'select=count(),Qparent(Qname),...Qparent(Qcode),e:Qparent()&order=Qlabel'),
     ],
-    update: [{ method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true }],
-    delete: [{ method: 'DELETE', path: 'Qparent/1' }, { method: 'DELETE', path: 'Qparent/1', query: 'returning=Qid,Qname', rowFilters: true }],
+    update: [
+      { method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true },
+      { method: 'PATCH', path: 'Qparent', query: 'Qid=eq.1&or=(Qname.eq.a,Qcode.is.null)&select=Qname', body: { Qname: 'a' }, headers: { prefer: 'return=representation, handling=strict, max-affected=1', accept: 'application/vnd.pgrst.object+json' }, rowFilters: true, postgrest: true },
+    ],
+    delete: [
+      { method: 'DELETE', path: 'Qparent/1' },
+      { method: 'DELETE', path: 'Qparent/1', query: 'returning=Qid,Qname', rowFilters: true },
+      { method: 'DELETE', path: 'Qparent', query: 'Qname=eq.a', headers: { prefer: 'return=representation' }, rowFilters: true, postgrest: true },
+    ],
     rpc: ['text', 'binary'].flatMap((format): Call[] => {
       const call = (name: string, body?: unknown): Call => ({ method: 'POST', path: `rpc/${name}`, body, headers: { 'x-gw-result-format': format } });
       return [
@@ -337,7 +347,11 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
         call('Qvariadic', ['a', 1, 2]),
         call('Qvariadic', { Qfirst: 'a', Qrest: [1, 2] }),
       ];
-    }),
+    }).concat([
+      // The PostgREST dialect: a read over a set-returning function's rows, and a call without arguments.
+      { method: 'POST', path: 'rpc/Qrows', query: 'select=Qtext&Qtext=eq.a&order=Qtext', body: { Qx: 'a' }, headers: { prefer: 'count=exact' }, postgrest: true },
+      { method: 'GET', path: 'rpc/Qodd_scalars', postgrest: true },
+    ]),
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { GatewayError } from '../../errors/gateway-error';
 import type { ErrorCode } from '../../errors/error-catalogue';
-import { isPostgrestError } from '../../errors/postgrest-error';
+import { isPostgrestError, RaisedPostgrestError } from '../../errors/postgrest-error';
 
 export interface PostgrestErrorBody {
   readonly status: number;
@@ -42,6 +42,7 @@ const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
 
 export function postgrestErrorBody(error: GatewayError, anonymous: boolean): PostgrestErrorBody {
   const hint = error.hint ?? null;
+  if (error instanceof RaisedPostgrestError) return { status: error.pgrstStatus, body: { ...error.body, code: error.body.code ?? '', message: error.body.message ?? '' } };
   if (isPostgrestError(error)) {
     return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: error.message, details: detailsText(error.details), hint } };
   }
@@ -51,7 +52,10 @@ export function postgrestErrorBody(error: GatewayError, anonymous: boolean): Pos
     // PostgreSQL's own detail text when the gateway passes it on; else the gateway's details.
     const detail = typeof details['detail'] === 'string' ? details['detail'] : detailsText(withoutSqlstate(details));
     const status = error.code === 'FUNCTION_STATUS' ? error.status : sqlstateStatus(sqlstate, anonymous);
-    return { status, body: { code: sqlstate, message: error.message, details: detail, hint } };
+    // A function's own RAISE: its message exactly as written, as PostgREST sends it.
+    const raw = (error.cause as { message?: unknown } | undefined)?.message;
+    const message = /^P[0T]/.test(sqlstate) && typeof raw === 'string' ? raw : error.message;
+    return { status, body: { code: sqlstate, message, details: detail, hint } };
   }
   const mapped = byCode[error.code];
   return { status: mapped.status ?? error.status, body: { code: mapped.code, message: error.message, details: detailsText(error.details), hint } };

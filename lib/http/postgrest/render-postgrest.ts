@@ -5,13 +5,14 @@
  * response that is not one row. In: the command, the plan's shape, the raw result and the
  * exposed schemas. Never: JSON.parse / JSON.stringify of rows; knowledge of how compile built the
  * statement (positions come from `plan.shape`).
- * Writes and calls are rendered by their own files beside this one (`renderPostgrestWrite`,
- * `renderPostgrestRpc`) once the dialect parses them; until then parse refuses them.
+ * Writes and calls whose result is a value are rendered by render-postgrest-write.ts; a call
+ * returning a set of rows is rendered as a read of those rows.
  */
 import type { Command, ReadCommand } from '../../command/command';
 import { PostgrestError } from '../../errors/postgrest-error';
 import type { Plan, ReadShape } from '../../pipeline/plan';
 import type { Result } from '../../pipeline/result';
+import { renderPostgrestCall, renderPostgrestWrite } from './render-postgrest-write';
 
 export interface PostgrestResponse {
   readonly status: number;
@@ -21,6 +22,18 @@ export interface PostgrestResponse {
 }
 
 export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, result: Result, schemas: readonly string[]): PostgrestResponse {
+  if (command.kind === 'insert' || command.kind === 'update' || command.kind === 'delete' || command.kind === 'rpc') {
+    const answer = command.postgrest;
+    if (!answer) throw new Error(`the postgrest dialect renders no ${command.kind} command of the default dialect`);
+    const profile: Record<string, string> = schemas.length > 1 ? { 'Content-Profile': answer.schema } : {};
+    if (command.kind !== 'rpc') return renderPostgrestWrite(command, command.postgrest!, plan, result, profile);
+    const read = command.kind === 'rpc' ? command.postgrest?.read : null;
+    if (!read) return renderPostgrestCall(command, plan, result, profile);
+    if (plan.shape.kind !== 'read') throw new Error(`the plan's result shape is ${plan.shape.kind}, expected read`);
+    const response = renderRead(read, plan.shape, result, profile);
+    const applied = command.postgrest?.applied ?? [];
+    return applied.length ? { ...response, headers: { ...response.headers, 'Preference-Applied': applied.join(', ') } } : response;
+  }
   if (command.kind !== 'read') throw new Error(`the postgrest dialect renders no ${command.kind} command`);
   const profile: Record<string, string> = schemas.length > 1 ? { 'Content-Profile': command.schema } : {};
   if (command.media === 'plan') return renderPlan(command, plan, result, profile);

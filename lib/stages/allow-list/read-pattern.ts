@@ -23,7 +23,7 @@ export function readPattern(command: ReadCommand): string {
   return ['GET', `${command.schema}.${command.table.name}`, ...parts].join(' ');
 }
 
-function selectOf(node: ReadNode): string {
+export function selectOf(node: ReadNode): string {
   return node.items.map(itemOf).join(',');
 }
 
@@ -47,7 +47,7 @@ function fieldOf(f: FieldRef): string {
 }
 
 /** A level's conditions, order and paging, each prefixed with the embed path (`rel.`); then its embeds'. */
-function levelParts(node: ReadNode, prefix: string): string[] {
+export function levelParts(node: ReadNode, prefix: string): string[] {
   const parts = [...new Set(node.where.map((c) => `${prefix}${conditionOf(c)}`))].sort();
   if (node.order.length) parts.push(`${prefix}order=${node.order.map((o) => `${o.embed ? `${o.embed.spelled}(${fieldOf(o.field)})` : fieldOf(o.field)}.${o.descending ? 'desc' : 'asc'}${o.nulls ? `.nulls${o.nulls}` : ''}`).join(',')}`);
   if (prefix !== '' && node.limit !== null) parts.push(`${prefix}limit`);

@@ -24,6 +24,11 @@ import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { selectWritten } from './select-written';
 
 export function compileInsert(command: InsertCommand, prefix?: number): Sql {
+  return selectWritten(insertStatement(command, prefix), command.returning, command.batch);
+}
+
+/** The INSERT itself, without RETURNING (the PostgREST dialect reads the written rows its own way). */
+export function insertStatement(command: InsertCommand, prefix?: number): Sql {
   const { table, columns, onConflict } = command;
   const target = ident(table.schema, table.name);
   const elements =
@@ -50,6 +55,14 @@ export function compileInsert(command: InsertCommand, prefix?: number): Sql {
       conflict = sql` ON CONFLICT (${keys}) DO UPDATE SET ${join(set)}`;
     }
   }
-  const statement = sql`INSERT INTO ${target} AS _t${list} SELECT ${values} FROM ${source}${order}${conflict}`;
-  return selectWritten(statement, command.returning, command.batch);
+  // `Prefer: missing=default`: one VALUES row per body row, DEFAULT where the row lacks the key.
+  if (command.missingDefault === true && prefix === undefined) return sql`INSERT INTO ${target} AS _t${list} VALUES ${join(command.rows.map((row) => valuesRow(command, row)))}${conflict}`;
+  return sql`INSERT INTO ${target} AS _t${list} SELECT ${values} FROM ${source}${order}${conflict}`;
+}
+
+function valuesRow(command: InsertCommand, row: Readonly<Record<string, string>>): Sql {
+  const { table } = command;
+  const text = `{${Object.entries(row).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+  const record = sql`jsonb_populate_record(NULL::${ident(table.schema, table.name)}, ${text}::jsonb)`;
+  return sql`(${join(command.columns.map((c) => (Object.hasOwn(row, c.name) ? sql`(${record}).${ident(c.name)}` : sql`DEFAULT`)))})`;
 }

@@ -26,13 +26,17 @@ class Aliases {
   }
 }
 
-export function compileRead(command: ReadCommand): Sql {
+/**
+ * `rootFrom`: what the top level reads instead of its table (a write's returned rows `_w`, a
+ * function's rows), given the level's alias; its rows have the top table's columns.
+ */
+export function compileRead(command: ReadCommand, rootFrom?: (alias: Sql) => Sql): Sql {
   const aliases = new Aliases();
   const root = command.root;
-  const level = compileLevel(root, aliases, () => [], true);
+  const level = compileLevel(root, aliases, () => [], true, rootFrom);
   const json = command.stripNulls === true ? sql`json_strip_nulls(${level.json})` : level.json;
   const page = sql`SELECT ${json} AS j${level.rest}`;
-  const total = compileTotal(command, aliases);
+  const total = compileTotal(command, aliases, rootFrom);
   const body = bodyOf(command);
   return sql`SELECT ${body}, count(*)::text, ${total} FROM (${page}) AS _p`;
 }
@@ -67,13 +71,13 @@ function csvField(value: Sql): Sql {
  * table's row estimate from pg_class (no EXPLAIN in one statement). `estimated`: the exact count
  * up to the page cap, the estimate above it (docs/postgrest-dialect.md, "Counts").
  */
-function compileTotal(command: ReadCommand, aliases: Aliases): Sql {
+function compileTotal(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined): Sql {
   if (command.count === null) return sql`NULL::text`;
   const root = command.root;
   const planned = sql`(SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class AS c WHERE c.oid = ${root.table.oid}::oid)`;
   if (command.count === 'planned') return sql`${planned}::text`;
   // `!inner` embeds filter the rows counted; other embeds do not, and are left out.
-  const counted = compileLevel({ ...root, items: root.items.filter((i) => i.kind === 'embed' && i.embed.inner), order: [], limit: null, offset: 0 }, aliases, () => [], false);
+  const counted = compileLevel({ ...root, items: root.items.filter((i) => i.kind === 'embed' && i.embed.inner), order: [], limit: null, offset: 0 }, aliases, () => [], false, rootFrom);
   const rows = sql`SELECT 1${counted.rest}`;
   if (command.count === 'exact') return sql`(SELECT count(*) FROM (${rows}) AS _c)::text`;
   const cap = root.limit ?? 1000;
@@ -96,7 +100,7 @@ interface LevelSql {
  * GROUP BY names `_g` columns, never expressions with bound values, which PostgreSQL could not
  * match to the select list's.
  */
-function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean): LevelSql {
+function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql): LevelSql {
   const a = aliases.next('_n');
   const t = node.table;
   const embeds = node.items.filter((i): i is Extract<SelectItem, { kind: 'embed' }> => i.kind === 'embed').map((i) => i.embed);
@@ -114,7 +118,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const conditions = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
   for (const e of embeds) if (e.inner) conditions.push(hasRows(e, joined.get(e)!));
   const where = conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
-  const from = sql` FROM ${ident(t.schema, t.name)} AS ${a}${join(joins, empty)}${where}`;
+  const from = sql` FROM ${source ? source(a) : sql`${ident(t.schema, t.name)} AS ${a}`}${join(joins, empty)}${where}`;
   const page = pageOf(node, top);
 
   const orderTerms = node.order.map((o) => {

@@ -16,9 +16,10 @@
  * The rows of a set are `r.*` and columns `r."name"`, `a."key"`: a function may return a column
  * named `r` (docs/architecture.md, "Names the compiler writes").
  */
-import type { RpcCommand } from '../../command/command';
+import type { ReadCommand, RpcCommand } from '../../command/command';
 import { isBinaryDecodable } from '../../db/binary/binary-to-json';
 import { catalogType, empty, ident, join, sql, type Sql } from '../../sql/sql';
+import { compileRead } from './compile-read';
 
 export function compileRpc(command: RpcCommand): Sql {
   const { fn } = command;
@@ -63,6 +64,16 @@ function fromClause(command: RpcCommand): (item?: Sql) => Sql {
 /** The value itself when the gateway decodes its type from binary, else PostgreSQL's JSON of it. */
 function decodable(value: Sql, typeOid: number): Sql {
   return isBinaryDecodable(typeOid) ? value : sql`to_json(${value})`;
+}
+
+/**
+ * The PostgREST dialect's call of a function returning a set of rows: the read (select, filters,
+ * order, page, embeds) over `fn(args) AS _n0`, as over a table (docs/postgrest-dialect.md, "Functions").
+ */
+export function compileRpcRead(command: RpcCommand, read: ReadCommand): Sql {
+  const source = argumentSource(command);
+  const call = callOf(command);
+  return compileRead(read, (alias) => (source === null ? sql`${call} AS ${alias}` : sql`${source} CROSS JOIN LATERAL ${call} AS ${alias}`));
 }
 
 function callOf(command: RpcCommand): Sql {

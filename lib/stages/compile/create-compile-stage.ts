@@ -19,7 +19,8 @@ import { compileExport } from './compile-export';
 import { compileList } from './compile-list';
 import { compilePlan } from './compile-plan';
 import { compileRead } from './compile-read';
-import { compileRpc } from './compile-rpc';
+import { compileRpc, compileRpcRead } from './compile-rpc';
+import { compilePostgrestWrite } from './compile-postgrest-write';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
 
@@ -28,9 +29,10 @@ export function createCompileStage(): Stages['compile'] {
     const { command, config } = ctx;
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
-    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...(command.kind === 'read' ? { schema: command.schema } : {}) };
+    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...postgrestPlan(command) };
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
-    if (command.kind === 'insert' && command.batch && command.rowCount > 1) {
+    // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
+    if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true) {
       const rows = command.rowCount;
       return Object.freeze({ ...plan, rowProbe: Object.freeze({ rows, query: (prefix: number) => compileSql(compileInsert(command, prefix)) }) });
     }
@@ -49,17 +51,33 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     case 'explain':
       return compileExplain(command, config.searchConfig);
     case 'insert':
-      return compileInsert(command);
+      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileInsert(command);
     case 'update':
-      return compileUpdate(command);
+      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileUpdate(command);
     case 'delete':
-      return compileDelete(command);
+      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileDelete(command);
     case 'rpc':
-      return compileRpc(command);
+      return command.postgrest?.read ? compileRpcRead(command, command.postgrest.read) : compileRpc(command);
     case 'read':
       return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command)) : compileRead(command);
     default:
       return assertNever(command, 'command');
+  }
+}
+
+/** The PostgREST dialect: the request's schema (search_path) and `Prefer: tx=rollback`. */
+function postgrestPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan, 'schema' | 'rollback'> {
+  switch (command.kind) {
+    case 'read':
+      return { schema: command.schema };
+    case 'insert':
+    case 'update':
+    case 'delete':
+    case 'rpc':
+      if (!command.postgrest) return {};
+      return { schema: command.postgrest.schema, ...(command.postgrest.rollback ? { rollback: true } : {}) };
+    default:
+      return {};
   }
 }
 
@@ -76,7 +94,7 @@ export function isRead(command: Command): boolean {
     // IMMUTABLE and STABLE functions cannot write (PostgreSQL refuses), so they get the read-only
     // transaction; a VOLATILE one may write, as the caller, under RLS.
     case 'rpc':
-      return command.fn.volatility !== 'v';
+      return command.postgrest?.readOnly === true || command.fn.volatility !== 'v';
     case 'insert':
     case 'update':
     case 'delete':

@@ -28,8 +28,10 @@ export function shapeOf(command: Command): ResultShape {
     case 'insert':
     case 'update':
     case 'delete':
-      return WRITTEN;
+      // compile-postgrest-write.ts: the read's columns (body, count, total) over the written rows.
+      return command.postgrest ? READ : WRITTEN;
     case 'rpc':
+      if (command.postgrest?.read) return READ;
       return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
     case 'contracts':
       return NONE;

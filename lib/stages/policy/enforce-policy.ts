@@ -17,9 +17,10 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
+import type { BodyRow, Command, Expansion, Filter, ListCommand, PostgrestWrite, ReadNode, Search } from '../../command/command';
+import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
-import { allows, type ColumnSet, type Operation } from './access-policy';
+import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
 import { enforceReadPolicy } from './enforce-read-policy';
 
 /** What a policy grants on one table for one operation. */
@@ -62,24 +63,63 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
       }
       gate.writable(command.table, grant, command.columns);
       checkInsertedRows(command.table, grant, command.rows, command.batch);
+      if (command.postgrest) {
+        // The conflict target is compared with stored rows: it must be writable like the body.
+        if (command.onConflict) check(command.table, grant.write, command.onConflict.columns, 'write', 'on_conflict');
+        return Object.freeze({ ...command, postgrest: representation(permit, command.table, command.postgrest) });
+      }
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning) });
     }
     case 'update': {
       const grant = permit(command.table, 'update');
       gate.writable(command.table, grant, command.columns);
       checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((f) => command.columns.includes(f.column)) }, [command.row], false);
+      if (command.postgrest) {
+        gate.readable(command.table, grant, conditionColumns(command.where ?? []), 'a filter');
+        return Object.freeze({ ...command, postgrest: representation(permit, command.table, command.postgrest), ...rows(command.rowFilters, grant) });
+      }
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'delete': {
       const grant = permit(command.table, 'delete');
+      if (command.postgrest) {
+        gate.readable(command.table, grant, conditionColumns(command.where ?? []), 'a filter');
+        return Object.freeze({ ...command, postgrest: representation(permit, command.table, command.postgrest), ...rows(command.rowFilters, grant) });
+      }
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'rpc':
+      // The call itself is governed by the rpc_* keys; tables embedded in its rows by the policy.
+      if (command.postgrest?.read) return Object.freeze({ ...command, postgrest: Object.freeze({ ...command.postgrest, read: Object.freeze({ ...command.postgrest.read, root: callRows(permit, command.postgrest.read.root) }) }) });
+      return command;
     case 'contracts':
       return command;
     case 'read':
       return Object.freeze({ ...command, root: enforceReadPolicy(permit, command.root) });
   }
+}
+
+/**
+ * The returned representation of a PostgREST write: read like a GET of the written table (every
+ * named column readable, embeds checked level by level) and each selected column returnable.
+ * Without a body (return=minimal) nothing is read back, so nothing is checked.
+ */
+function representation(permit: Permit, table: Table, answer: PostgrestWrite): PostgrestWrite {
+  if (answer.node.items.length === 0) return answer;
+  const node = enforceReadPolicy(permit, answer.node);
+  const grant = permit(table, 'read');
+  const named = node.items.filter((i) => i.kind === 'field' && i.fromStar !== true).map((i) => (i as Extract<typeof i, { kind: 'field' }>).field.column);
+  check(table, grant.returning, named, 'return', 'select');
+  const items = node.items.filter((i) => i.kind !== 'field' || i.fromStar !== true || allows(grant.returning, i.field.column.name));
+  if (items.length === 0) throw forbidden(`The policy lets you read back no column of \`${table.name}\`.`, { table: table.name });
+  return Object.freeze({ ...answer, node: Object.freeze({ ...node, items: Object.freeze(items) }) });
+}
+
+/** The rows of a function: its own columns are the function's (not checked); embedded tables are, as in a read. */
+function callRows(permit: Permit, root: ReadNode): ReadNode {
+  if (!root.items.some((i) => i.kind === 'embed') && !root.where.some((c) => c.kind === 'embedded')) return root;
+  const all: Grant = { read: ALL_COLUMNS, write: ALL_COLUMNS, returning: ALL_COLUMNS, rows: [] };
+  return enforceReadPolicy((t, op) => (t === root.table ? all : permit(t, op)), root);
 }
 
 /** `{ rowFilters }` with the grant's conditions appended, or nothing when there are none. */

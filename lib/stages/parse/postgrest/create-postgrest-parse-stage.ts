@@ -5,7 +5,8 @@
  * compile and execute stages. Never: builds SQL, or lets an unresolved name through.
  *
  * Routes below the mount point, dispatched here to one file each:
- *   GET    /                     the OpenAPI document: not served yet (PGRST126)
+ *   GET    /                     the OpenAPI document: answered before parse (lib/create-describe-route.ts);
+ *                                here only as a fallback (PGRST126)
  *   GET    /{table}, HEAD        parse-postgrest-read.ts
  *   POST   /{table}, PATCH, PUT, DELETE   parse-postgrest-write.ts
  *   GET    /rpc/{fn}, POST, HEAD parse-postgrest-rpc.ts

@@ -1,0 +1,65 @@
+/**
+ * The PostgREST dialect's Prefer header of writes and calls (lib/stages/parse/postgrest/postgrest-prefer.ts)
+ * and the response of a function's RAISE SQLSTATE 'PGRST' (lib/errors/postgrest-error.ts).
+ */
+import { PostgrestError, raisedPostgrestError, RaisedPostgrestError } from '../../../lib/errors/postgrest-error';
+import { parsePostgrestPrefer } from '../../../lib/stages/parse/postgrest/postgrest-prefer';
+
+describe('parsePostgrestPrefer', () => {
+  it('reads return, missing, resolution, tx and lists what it applied', () => {
+    const p = parsePostgrestPrefer('return=representation, missing=default, resolution=merge-duplicates, tx=rollback', 'insert');
+    expect(p).toMatchObject({ returnMode: 'representation', missingDefault: true, rollback: true, maxAffected: null });
+    expect(p.raw.get('resolution')).toBe('merge-duplicates');
+    expect(p.applied).toEqual(['return=representation', 'resolution=merge-duplicates', 'missing=default', 'tx=rollback']);
+  });
+
+  it('defaults to return=minimal; ignores unknown or invalid preferences unless handling=strict', () => {
+    expect(parsePostgrestPrefer(undefined, 'write')).toMatchObject({ returnMode: 'minimal', applied: [] });
+    expect(parsePostgrestPrefer('return=everything, nonsense', 'write').returnMode).toBe('minimal');
+    expect(() => parsePostgrestPrefer('handling=strict, return=everything', 'write')).toThrow(PostgrestError);
+    try {
+      parsePostgrestPrefer('handling=strict, nonsense', 'write');
+    } catch (e) {
+      expect((e as PostgrestError).pgrstCode).toBe('PGRST122');
+    }
+  });
+
+  it('honours max-affected only with handling=strict and not on inserts; params=single-object only on calls', () => {
+    expect(parsePostgrestPrefer('max-affected=5', 'write').maxAffected).toBeNull();
+    expect(parsePostgrestPrefer('handling=strict, max-affected=5', 'write').maxAffected).toBe(5);
+    expect(parsePostgrestPrefer('handling=strict, max-affected=5', 'insert').maxAffected).toBeNull();
+    expect(parsePostgrestPrefer('params=single-object', 'call').singleObject).toBe(true);
+    expect(parsePostgrestPrefer('params=single-object', 'write').singleObject).toBe(false);
+  });
+
+  it('refuses timezone= (not served) instead of ignoring it', () => {
+    expect(() => parsePostgrestPrefer('timezone=UTC', 'write')).toThrow(/Feature not implemented/);
+  });
+});
+
+describe('raisedPostgrestError', () => {
+  const raise = (message: string, detail: string | undefined) => Object.assign(new Error(message), { code: 'PGRST', detail });
+
+  it('takes status, headers and body from the JSON message and detail', () => {
+    const e = raisedPostgrestError(raise('{"code":"123","message":"Payment Required","details":"d","hint":"h"}', '{"status":402,"headers":{"X-A":"b"}}'));
+    expect(e).toBeInstanceOf(RaisedPostgrestError);
+    const r = e as RaisedPostgrestError;
+    expect({ status: r.pgrstStatus, body: r.body, headers: r.headers }).toEqual({ status: 402, body: { code: '123', message: 'Payment Required', details: 'd', hint: 'h' }, headers: { 'X-A': 'b' } });
+  });
+
+  it('is PGRST121 for a message or detail that is not the JSON PostgREST reads, or a header that could split the response', () => {
+    for (const [m, d] of [
+      ['not json', '{"status":402}'],
+      ['{"message":"x"}', 'nope'],
+      ['{"message":"x"}', '{"status":99}'],
+      ['{"message":"x"}', '{"status":400,"headers":{"X-A":"a\\r\\nSet-Cookie: x=1"}}'],
+      ['{"message":"x"}', '{"status":400,"headers":{"Bad Name":"a"}}'],
+    ] as const) {
+      expect((raisedPostgrestError(raise(m, d)) as PostgrestError).pgrstCode).toBe('PGRST121');
+    }
+  });
+
+  it('leaves any other error alone', () => {
+    expect(raisedPostgrestError(Object.assign(new Error('x'), { code: 'P0001' }))).toBeUndefined();
+  });
+});

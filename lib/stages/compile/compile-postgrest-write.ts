@@ -1,0 +1,73 @@
+/**
+ * A write of the PostgREST dialect (insert, update, delete with `postgrest`) -> one statement:
+ * the write as a data-modifying CTE returning the written rows, read back by the read compiler
+ * with the write's `select` (embeds are LATERAL subqueries over `_w`, so RLS applies to them too):
+ *
+ *   WITH _w AS (<INSERT | UPDATE ... WHERE <conditions> | DELETE ... WHERE <conditions>> RETURNING _t.*)
+ *        [, _chk AS (SELECT CASE WHEN count(*) > <max> THEN int4in(...) END AS x FROM _w)]
+ *   SELECT _q.* [, _chk.x] FROM (<read of the representation over _w>) AS _q [CROSS JOIN _chk]
+ *
+ * Its result has the read's shape (body, count, total): rendering answers from it. `max-affected`:
+ * when more rows were written the statement itself fails (an input-function error whose text
+ * carries `maxAffectedMarker`, mapped to PGRST124 by execute), so the transaction rolls back and
+ * nothing is half-written. In: the command. Never: caller text outside a `$n` parameter.
+ */
+import type { Condition, DeleteCommand, InsertCommand, PostgrestWrite, ReadCommand, UpdateCommand } from '../../command/command';
+import { maxAffectedMarker, singularMarker } from '../../errors/postgrest-error';
+import { empty, ident, join, sql, type Sql } from '../../sql/sql';
+import { compileFilter } from './compile-filter';
+import { insertStatement } from './compile-insert';
+import { compileCondition, compileRead } from './compile-read';
+
+
+type PostgrestWriteCommand = (InsertCommand | UpdateCommand | DeleteCommand) & { readonly postgrest: PostgrestWrite };
+
+export function compilePostgrestWrite(command: PostgrestWriteCommand): Sql {
+  const { table } = command;
+  const answer = command.postgrest;
+  const statement = writeStatement(command);
+  const read: ReadCommand = {
+    kind: 'read',
+    table,
+    root: answer.node,
+    schema: answer.schema,
+    count: null,
+    media: answer.media,
+    plan: null,
+    explicitLimit: false,
+    explicitOffset: false,
+    head: false,
+  };
+  const body = compileRead(read, (a) => sql`_w AS ${a}`);
+  const written = sql`WITH _w AS (${statement} RETURNING _t.*)`;
+  const singular = answer.media === 'object' && answer.returnMode === 'representation';
+  if (answer.maxAffected === null && !singular) return sql`${written} SELECT _q.* FROM (${body}) AS _q`;
+  // The count goes into the error text so the input function's argument is not a constant (a
+  // constant would be folded, and fail, at plan time whatever the count).
+  const fail = (marker: string): Sql => sql`pg_catalog.int4in((${marker}::text || ':' || count(*))::cstring)`;
+  const tests: Sql[] = [];
+  if (answer.maxAffected !== null) tests.push(sql`WHEN count(*) > ${answer.maxAffected}::bigint THEN ${fail(maxAffectedMarker)}`);
+  if (singular) tests.push(sql`WHEN count(*) <> 1 THEN ${fail(singularMarker)}`);
+  const check = sql`_chk AS (SELECT CASE ${join(tests, sql` `)} END AS x FROM _w)`;
+  return sql`${written}, ${check} SELECT _q.*, _chk.x FROM (${body}) AS _q CROSS JOIN _chk`;
+}
+
+function writeStatement(command: PostgrestWriteCommand): Sql {
+  const { table } = command;
+  const target = ident(table.schema, table.name);
+  switch (command.kind) {
+    case 'insert':
+      return insertStatement(command);
+    case 'update': {
+      const set = join(command.columns.map((c) => sql`${ident(c.name)} = _r.${ident(c.name)}`));
+      return sql`UPDATE ${target} AS _t SET ${set} FROM jsonb_populate_record(NULL::${target}, ${command.body}::jsonb) AS _r${whereOf(command.where ?? [], command.rowFilters)}`;
+    }
+    case 'delete':
+      return sql`DELETE FROM ${target} AS _t${whereOf(command.where ?? [], command.rowFilters)}`;
+  }
+}
+
+function whereOf(where: readonly Condition[], rowFilters: UpdateCommand['rowFilters']): Sql {
+  const conditions = [...where.map((c) => compileCondition(c, sql`_t`, new Map())), ...(rowFilters ?? []).map((f) => compileFilter(sql`_t`, f))];
+  return conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
+}
