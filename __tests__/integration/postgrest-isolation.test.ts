@@ -26,6 +26,7 @@ const matrix: [string, string][] = [
   ['pgrst', 'shelves'],
   ['pgrst', 'book_shelves'],
   ['pgrst', 'events'],
+  ['pgrst', 'notes'],
   ['pgrst_alt', 'authors'],
 ];
 

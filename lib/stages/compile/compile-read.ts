@@ -118,7 +118,9 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const conditions = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
   for (const e of embeds) if (e.inner) conditions.push(hasRows(e, joined.get(e)!));
   const where = conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
-  const from = sql` FROM ${source ? source(a) : sql`${ident(t.schema, t.name)} AS ${a}`}${join(joins, empty)}${where}`;
+  // The rows this level reads: its table, or at the top what `rootFrom` names (a write's rows).
+  const rows = source ? source(a) : sql`${ident(t.schema, t.name)} AS ${a}`;
+  const from = sql` FROM ${rows}${join(joins, empty)}${where}`;
   const page = pageOf(node, top);
 
   const orderTerms = node.order.map((o) => {
@@ -138,7 +140,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     if (pageFirst) {
       const own = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
       const ownWhere = own.length ? sql` WHERE ${join(own, sql` AND `)}` : empty;
-      const limited = sql`SELECT ${a}.* FROM ${ident(t.schema, t.name)} AS ${a}${ownWhere}${orderBy}${page}`;
+      const limited = sql`SELECT ${a}.* FROM ${rows}${ownWhere}${orderBy}${page}`;
       return { alias: a, json, rest: sql` FROM (${limited}) AS ${a}${join(joins, empty)}${orderBy}` };
     }
     return { alias: a, json, rest: sql`${from}${orderBy}${page}` };
