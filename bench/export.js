@@ -5,7 +5,8 @@
 // setting, on the same machine; the gateway's RSS sampled from /proc/<pid>/status throughout;
 // and how long after a disconnect at 10 % the backend is idle again.
 // Run after `npm run build`: `node bench/export.js`. BENCH_EXPORT_ROWS (default 1000000),
-// BENCH_EXPORT_ROUNDS (default 3; medians shown), PSQL (default `psql` on PATH).
+// BENCH_EXPORT_ROUNDS (default 3; medians shown), PSQL (default `psql` on PATH),
+// BENCH_EXPORT_NODE_FLAGS (V8 flags for the gateway process only).
 'use strict';
 const { fork, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -30,8 +31,18 @@ if (process.argv[2] === '--server') {
     await gateway.ready;
     const app = express().use('/api', gateway);
     const server = app.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+    // The largest V8 heap and external memory seen since the last 'cpu' message: where the RSS goes.
+    let mem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+    setInterval(() => {
+      const m = process.memoryUsage();
+      for (const k of Object.keys(mem)) mem[k] = Math.max(mem[k], m[k]);
+    }, 20).unref();
     process.on('message', async (msg) => {
-      if (msg === 'cpu') return void process.send({ cpu: process.cpuUsage() });
+      if (msg === 'cpu') {
+        process.send({ cpu: process.cpuUsage(), mem });
+        mem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+        return;
+      }
       if (msg !== 'stop') return;
       server.closeAllConnections?.();
       server.close();
@@ -42,18 +53,24 @@ if (process.argv[2] === '--server') {
   return;
 }
 
+/** The gateway's largest heap and external memory (bytes) between the last two cpuSeconds calls. */
+let lastMem;
+
 /** The gateway process's CPU time so far, in seconds. */
 function cpuSeconds(child) {
   return new Promise((resolve) => {
     const onMessage = (m) => {
       if (!m || !m.cpu) return;
       child.removeListener('message', onMessage);
+      lastMem = m.mem;
       resolve((m.cpu.user + m.cpu.system) / 1e6);
     };
     child.on('message', onMessage);
     child.send('cpu');
   });
 }
+
+const mb = (bytes) => (bytes / 1048576).toFixed(0);
 
 function rssKb(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -133,7 +150,9 @@ async function main() {
     console.log(`fixture: ${ROWS} rows of tenant A (+ ${Math.ceil(ROWS * 0.1)} of tenant B) loaded in ${((Date.now() - loaded) / 1000).toFixed(1)} s`);
 
     const jwtSecret = crypto.randomBytes(32).toString('hex');
-    child = fork(__filename, ['--server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // BENCH_EXPORT_NODE_FLAGS: V8 flags for the gateway process only, e.g. --max-semi-space-size=4.
+    const nodeFlags = (process.env.BENCH_EXPORT_NODE_FLAGS || '').split(' ').filter(Boolean);
+    child = fork(__filename, ['--server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...nodeFlags] });
     const port = await new Promise((resolve) => (child.once('message', (m) => resolve(m.port)), child.send({ appUrl, jwtSecret })));
     const bearer = token(jwtSecret);
     const query = `/api/orders?select=${COLUMNS.join(',')}&limit=${ROWS}`;
@@ -162,7 +181,7 @@ async function main() {
           if (!r.complete) throw new Error(`${kind} export incomplete`);
         }
         runs[kind].push(r);
-        console.log(`round ${round + 1} ${kind}: ${(r.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(2)} s (${(ROWS / r.seconds / 1000).toFixed(0)}k rows/s)${kind === 'psql' ? '' : `, gateway RSS peak ${rss.peakMb.toFixed(0)} MB, gateway CPU ${r.gatewayCpu.toFixed(2)} s`}`);
+        console.log(`round ${round + 1} ${kind}: ${(r.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(2)} s (${(ROWS / r.seconds / 1000).toFixed(0)}k rows/s)${kind === 'psql' ? '' : `, gateway RSS peak ${rss.peakMb.toFixed(0)} MB, gateway CPU ${r.gatewayCpu.toFixed(2)} s, heap total/used ${mb(lastMem.heapTotal)}/${mb(lastMem.heapUsed)} MB, external ${mb(lastMem.external)} MB`}`);
       }
     }
     load.push(os.loadavg()[0]);
@@ -187,6 +206,7 @@ async function main() {
     const result = {
       rows: ROWS,
       rounds: ROUNDS,
+      gatewayNodeFlags: nodeFlags,
       cores: os.cpus().length,
       loadAverage1m: load,
       gatewayRssIdleMb: Number(rssIdle.toFixed(1)),

@@ -18,7 +18,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Command, ListCommand } from '../command/command';
 import type { ExportStats, ExportOutcome } from '../ops/export-stats';
-import type { ResultShape, StreamShape } from '../pipeline/plan';
+import type { JsonText, ResultShape, StreamShape } from '../pipeline/plan';
 import type { RowStream } from '../pipeline/row-stream';
 import { toPublicError } from './send-error';
 
@@ -61,6 +61,8 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       return;
     }
     let rows = 0;
+    // Each column's key as to_json writes it (escaped as a string is), after the comma before it.
+    const keys = shape.columns.map((name, k) => `${k > 0 ? ',' : ''}${JSON.stringify(name)}:`);
     // Waits for the socket once per batch (`settle`): at most one batch is queued in memory.
     const write = async (text: string, count: number, settle = true): Promise<void> => {
       const chunk = Buffer.from(text, 'utf8');
@@ -90,7 +92,7 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       // one string per batch (a megabyte) would wait for a full collection and grow the heap.
       for (let i = 0; i < batch.length && !clientGone; i += sliceRows) {
         const slice = batch.slice(i, i + sliceRows);
-        const text = format === 'csv' ? csvLines(slice, shape.plain) : jsonLines(slice, shape.value, format === 'ndjson' ? '\n' : ',', rows > 0);
+        const text = format === 'csv' ? csvLines(slice, shape.plain) : jsonLines(slice, keys, shape.json, format === 'ndjson' ? '\n' : ',', rows > 0);
         rows += slice.length;
         await write(text, slice.length, i + sliceRows >= batch.length);
       }
@@ -129,13 +131,49 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 /** NDJSON: each row's JSON and a newline; JSON: the rows joined by commas, after a comma when rows came before. */
-function jsonLines(rows: readonly (readonly (string | null)[])[], value: number, separator: string, after: boolean): string {
+function jsonLines(rows: readonly (readonly (string | null)[])[], keys: readonly string[], json: readonly JsonText[], separator: string, after: boolean): string {
   let text = after && separator === ',' ? ',' : '';
   for (let i = 0; i < rows.length; i++) {
-    text += rows[i]![value] ?? 'null';
+    text += jsonRow(rows[i]!, keys, json);
     if (separator === '\n' || i < rows.length - 1) text += separator;
   }
   return text;
+}
+
+/**
+ * One row's object from its columns' text (compile-export.ts says which text is what), byte for
+ * byte PostgreSQL's to_json of the row: NULL is null, and JSON.stringify escapes a string exactly
+ * as to_json does (\" \\ \b \f \n \r \t, other characters below U+0020 as \u00xx, the rest as
+ * they are; __tests__/integration/export-json-text.test.ts compares them).
+ */
+function jsonRow(row: readonly (string | null)[], keys: readonly string[], json: readonly JsonText[]): string {
+  let text = '{';
+  for (let k = 0; k < keys.length; k++) {
+    text += keys[k]!;
+    const v = row[k];
+    if (v === null || v === undefined) {
+      text += 'null';
+      continue;
+    }
+    switch (json[k]) {
+      case 'raw':
+        text += v;
+        break;
+      case 'number':
+        text += v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? `"${v}"` : v;
+        break;
+      case 'bool':
+        text += v === 't' ? 'true' : 'false';
+        break;
+      case 'plainString':
+        text += `"${v}"`;
+        break;
+      case 'string':
+      default:
+        text += JSON.stringify(v);
+    }
+  }
+  return `${text}}`;
 }
 
 /** Needs quoting (RFC 4180, and as COPY ... CSV writes an empty string): empty, or a comma, quote, CR or LF. */

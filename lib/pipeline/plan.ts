@@ -77,17 +77,28 @@ export interface NoResultShape {
 }
 
 /**
+ * How an export column's text becomes its value in a row's JSON (compile-export.ts):
+ *   raw          as it is: an integer, or JSON PostgreSQL built (json, jsonb, `to_json(col)`, an expansion)
+ *   bool         `t`, `f` -> true, false
+ *   number       as it is, but `NaN`, `Infinity`, `-Infinity` as JSON strings (float, numeric)
+ *   string       a JSON string, escaped as PostgreSQL's to_json escapes it
+ *   plainString  a JSON string whose text never needs escaping (uuid)
+ */
+export type JsonText = 'raw' | 'bool' | 'number' | 'string' | 'plainString';
+
+/**
  * An export (docs/querying.md, "Exports"): any number of rows, read in batches and written as
- * they come. `json`, `ndjson`: the `value` column holds the row's JSON. `csv`: the row's columns
- * are the CSV fields, in order, named by `columns` (the header line); `plain` says which of them
- * never need quoting (their type's text has no comma, quote or line break).
+ * they come. The row's columns, in order, named by `columns` (the CSV header line, the JSON keys).
+ * `csv`: they are the CSV fields; `plain` says which of them never need quoting (their type's
+ * text has no comma, quote or line break). `json`, `ndjson`: `json` says how each becomes its
+ * JSON value, so that the row is byte for byte PostgreSQL's `to_json` of it.
  */
 export interface StreamShape {
   readonly kind: 'stream';
   readonly format: ExportFormat;
-  readonly value: number;
   readonly columns: readonly string[];
   readonly plain: readonly boolean[];
+  readonly json: readonly JsonText[];
 }
 
 export type ResultShape = ListShape | RowShape | ValueShape | WrittenShape | CallShape | BinaryCallShape | StreamShape | NoResultShape | ReadShape;

@@ -7,15 +7,15 @@
  */
 import type { Command, RpcCommand } from '../../command/command';
 import type { BinaryCallShape, ResultShape } from '../../pipeline/plan';
-import { exportColumns, plainColumns } from './compile-export';
+import { exportColumns, jsonColumns, plainColumns } from './compile-export';
 import { listColumns } from './compile-list';
 import { readColumns } from './compile-read';
 
 export function shapeOf(command: Command): ResultShape {
   switch (command.kind) {
-    // compile-export.ts: per row, its JSON (json, ndjson) or its columns (csv).
+    // compile-export.ts: per row, its columns: their text (csv), or what builds their JSON (json, ndjson).
     case 'list':
-      if (command.export) return Object.freeze({ kind: 'stream', format: command.export, value: 0, columns: exportColumns(command), plain: plainColumns(command) });
+      if (command.export) return Object.freeze({ kind: 'stream', format: command.export, columns: exportColumns(command), plain: plainColumns(command), json: jsonColumns(command) });
       return Object.freeze({ kind: 'list', ...listColumns(command) });
     // compile-get.ts: `SELECT to_json(_r.*)::text ... WHERE <key>`, no row when none is visible.
     case 'get':
