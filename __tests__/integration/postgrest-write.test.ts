@@ -172,6 +172,18 @@ describe('postgrest writes: update and delete by filter', () => {
     expect({ status: strictBad.status, code: ((await strictBad.json()) as Any).code }).toEqual({ status: 400, code: 'PGRST122' });
   });
 
+  it("a value carrying the text of the max-affected / singular-write failure gets the real error, never PGRST124 / PGRST116", async () => {
+    // 22P02 (invalid input for an integer) quotes the value in its message, as the statement's own
+    // max-affected / singular check does: the gateway must not take the caller's text for its check.
+    const forged = await A().from('notes').insert({ id: 'tablegate_max_affected_exceeded:7' as Any, slug: 'forged' });
+    expect({ status: forged.status, code: forged.error?.code }).toEqual({ status: 400, code: '22P02' });
+    const strict = await fetch(`${app.url}/notes?id=eq.1`, { method: 'PATCH', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'handling=strict, max-affected=5' }, body: '{"author_id":"tablegate_max_affected_exceeded:9"}' });
+    expect({ status: strict.status, code: ((await strict.json()) as Any).code }).toEqual({ status: 400, code: '22P02' });
+    const single = await A().from('notes').update({ author_id: 'tablegate_singular_write_violated:2' as Any }).eq('id', 1).select('id').single();
+    expect({ status: single.status, code: single.error?.code }).toEqual({ status: 400, code: '22P02' });
+    expect(await notes("slug = 'forged'")).toEqual([]);
+  });
+
   it('Prefer: tx=rollback answers as if written and writes nothing; tx=commit writes', async () => {
     const res = await fetch(`${app.url}/notes?select=id,body`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation, tx=rollback' }, body: '{"id":80,"slug":"tx","body":"rolled"}' });
     expect(res.status).toBe(201);

@@ -3,10 +3,10 @@
  * where a project written for PostgREST (or Supabase) points its client. Nothing in the client
  * code changes but the URL and the JWT secret the tokens are signed with (docs/postgrest-dialect.md).
  *
- * Run: DATABASE_URL=postgres://app@localhost/app JWT_SECRET=... npx ts-node examples/postgrest-app/app.ts
- * then `npx ts-node examples/postgrest-app/notes-script.ts` (see README.md).
+ * Run: DATABASE_URL=postgres://app@localhost/app JWT_SECRET=... SCHEMAS=pgrst npx ts-node examples/postgrest-app/app.ts
+ * then `npx ts-node examples/postgrest-app/client-script.ts` (see README.md).
  * `__tests__/integration/examples-postgrest-app.test.ts` starts this app and drives it with the
- * script, so it cannot silently stop working.
+ * script for two tenants, so it cannot silently stop working.
  */
 import express from 'express';
 import { createGateway } from 'tablegate';

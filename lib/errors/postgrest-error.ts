@@ -5,6 +5,7 @@
  * shows `pgrstCode` and `pgrstStatus` instead. Its message, details and hint are shown to the
  * caller as they are: never SQL text, stack traces or secrets.
  */
+import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from './error-catalogue';
 import { GatewayError } from './gateway-error';
 
@@ -61,10 +62,18 @@ export function isPostgrestError(value: unknown): value is PostgrestError {
   return value instanceof PostgrestError;
 }
 
+/**
+ * A random part of the markers below, new in each process. The statement's check fails with an
+ * input-function error (22P02) whose message quotes the marker; a caller's value in an integer
+ * column fails with the same code and quotes the value. Without the nonce a value spelling the
+ * marker would turn the real error into PGRST124 / PGRST116. The nonce is only ever a bound value
+ * and execute replaces the error that carries it, so no caller sees it.
+ */
+const markerNonce = randomBytes(16).toString('hex');
 /** The text of the error a write's statement raises when it wrote more rows than `Prefer: max-affected` allows. */
-export const maxAffectedMarker = 'tablegate_max_affected_exceeded';
+export const maxAffectedMarker = `tablegate_max_affected_exceeded_${markerNonce}`;
 /** The same for a write asked for as one object (Accept: application/vnd.pgrst.object+json) that wrote another number of rows. */
-export const singularMarker = 'tablegate_singular_write_violated';
+export const singularMarker = `tablegate_singular_write_violated_${markerNonce}`;
 
 /**
  * A function's `RAISE SQLSTATE 'PGRST' USING message = '{"code", "message", "details", "hint"}',

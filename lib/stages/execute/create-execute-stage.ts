@@ -28,8 +28,10 @@ export function createExecuteStage(): Stages['execute'] {
       if (postgrest) {
         const raised = raisedPostgrestError(err);
         if (raised) throw raised;
-        if (isMarked(err, maxAffectedMarker)) throw new PostgrestError('PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${markedCount(err)} rows` });
-        if (isMarked(err, singularMarker)) throw new PostgrestError('PGRST116', 'Cannot coerce the result to a single JSON object', { details: `The result contains ${markedCount(err)} rows` });
+        const affected = markedCount(err, maxAffectedMarker);
+        if (affected !== undefined) throw new PostgrestError('PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${affected} rows` });
+        const written = markedCount(err, singularMarker);
+        if (written !== undefined) throw new PostgrestError('PGRST116', 'Cannot coerce the result to a single JSON object', { details: `The result contains ${written} rows` });
       }
       if (ctx.command.kind === 'rpc' && isUnresolvedCall(err)) throw unresolvedCall(ctx, err);
       const context = errorContextOf(ctx.command);
@@ -79,14 +81,15 @@ function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan'
   return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
 }
 
-/** The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts): an input-function error carrying the marker. */
-function isMarked(err: unknown, marker: string): boolean {
+/**
+ * The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts): an
+ * input-function error quoting the marker, whose random part no caller knows (postgrest-error.ts),
+ * then the count. Its count, or undefined for any other error.
+ */
+function markedCount(err: unknown, marker: string): string | undefined {
   const e = (err ?? {}) as { code?: unknown; message?: unknown };
-  return e.code === '22P02' && typeof e.message === 'string' && e.message.includes(`"${marker}:`);
-}
-
-function markedCount(err: unknown): string {
-  return /:(\d+)"/.exec(String((err as { message: string }).message))?.[1] ?? '?';
+  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
+  return new RegExp(`"${marker}:(\\d+)"`).exec(e.message)?.[1];
 }
 
 function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {

@@ -35,7 +35,7 @@ export function createPostgrestParseStage(): Stages['parse'] {
     const method = request.method;
     if (first === undefined || (first === '' && second === undefined)) {
       if (method !== 'GET' && method !== 'HEAD') throw unsupported(method);
-      throw new PostgrestError('PGRST126', 'Open API is disabled', { hint: 'The postgrest dialect does not serve the OpenAPI document at / yet (docs/postgrest-dialect.md).' });
+      throw new PostgrestError('PGRST126', 'Open API is disabled', { hint: 'The OpenAPI document is served at GET / and GET /openapi.json (docs/postgrest-dialect.md, "OpenAPI").' });
     }
     if (first === 'rpc' && second !== undefined && third === undefined) {
       if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw unsupported(method);
