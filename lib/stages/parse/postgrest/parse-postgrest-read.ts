@@ -10,7 +10,7 @@
  * per level; `order`, `limit`, `offset` per level; each prefixed with the embed path
  * (`books.title=eq.x`, `books.order=title`, `books.limit=2`) for an embedded level.
  */
-import type { CastType, Condition, Embed, EmbedLink, FieldItem, FieldRef, JsonStep, OrderTerm, ReadCommand, ReadNode, SelectItem } from '../../../command/command';
+import type { CastType, Condition, Embed, FieldItem, FieldRef, JsonStep, OrderTerm, ReadCommand, ReadNode, SelectItem } from '../../../command/command';
 import { castTypes } from '../../../command/command';
 import type { AggregateFn } from '../../../command/command';
 import type { ResolvedConfig } from '../../../config/resolved-config';
@@ -39,13 +39,8 @@ interface Level {
   readonly embeds: Map<string, EmbedBuilder>;
 }
 
-interface EmbedBuilder {
-  readonly key: string;
-  readonly spelled: string;
-  readonly link: EmbedLink;
-  readonly cardinality: 'one' | 'many';
-  readonly inner: boolean;
-  readonly spread: boolean;
+/** An `Embed` while its level is still being parsed: `node` is built from `level` at the end. */
+interface EmbedBuilder extends Omit<Embed, 'node'> {
   readonly level: Level;
   built?: Embed;
 }
