@@ -116,7 +116,7 @@ run('postgrest dialect: application/geo+json with PostGIS (private PostgreSQL 15
   }
 
   beforeAll(async () => {
-    server = await startPrivatePostgres({ binDir, hba: [`host all tablegate_app 127.0.0.1/32 scram-sha-256`], setupSql: SETUP_SQL });
+    server = await startPrivatePostgres({ binDir, hba: [`host all tablegate_app 127.0.0.1/32 scram-sha-256`], settings: { log_statement: "'all'" }, setupSql: SETUP_SQL });
     appUrl = `postgres://tablegate_app:${APP_PASSWORD}@127.0.0.1:${server.port}/postgres?sslmode=disable`;
     app = await startApp();
   }, 60000);
@@ -185,6 +185,19 @@ run('postgrest dialect: application/geo+json with PostGIS (private PostgreSQL 15
     expect((await app.client().from('places').select('location').eq('id', 1).geojson()).data).toEqual({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: point(1, 2), properties: {} }] });
   });
 
+  it('aggregates: the geometry is a group-by column, the aggregates are properties', async () => {
+    const grouped = await app.client().from('places').select('location, kind, id.count()').order('kind').geojson();
+    expect(grouped.error).toBeNull();
+    expect(grouped.data).toEqual({
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', geometry: point(1, 2), properties: { kind: 'port', count: 1 } },
+        { type: 'Feature', geometry: point(3.5, 4.25), properties: { kind: 'works', count: 1 } },
+        { type: 'Feature', geometry: null, properties: { kind: 'works', count: 1 } },
+      ],
+    });
+  });
+
   it('a geography column is the geometry too; an embedded level with a geometry stays a property', async () => {
     const zones = await app.client().from('zones').select('label, zone').geojson();
     expect(zones.data).toEqual({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: point(7, 8), properties: { label: 'A zone' } }] });
@@ -194,11 +207,18 @@ run('postgrest dialect: application/geo+json with PostGIS (private PostgreSQL 15
   });
 
   it('without a geometry column in the selection: 400 22023 "geometry column is missing" (PostgREST / PostGIS), before any SQL', async () => {
+    const mark = server.logMark();
     for (const q of [app.client().from('places').select('id, name'), app.client().from('places').select('location::text'), app.client().from('notes').select('*')]) {
       const { status, error, data } = await q.geojson();
       expect({ status, data }).toEqual({ status: 400, data: null });
       expect(error).toMatchObject({ code: '22023', message: 'geometry column is missing' });
     }
+    // log_statement = all: no statement reached the server for these requests.
+    expect(server.logSince(mark)).not.toMatch(/LOG: {2}(statement|execute)/);
+    // (and the log does show the statements of one that is served)
+    await app.client().from('places').select('location').geojson();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.logSince(mark)).toMatch(/LOG: {2}(statement|execute [^:]*): .*"public"\."st_asgeojson"/);
   });
 
   it('the access policy applies: a denied column is 403 42501, * leaves it out of the properties', async () => {
