@@ -32,6 +32,8 @@ export const postgrestCodes = {
   PGRST124: { status: 400, code: 'PARSE_ERROR', when: 'more rows affected than Prefer: max-affected (with handling=strict); rolled back' },
   // pg-safeupdate's error, which Supabase answers for an UPDATE / DELETE without a filter.
   '21000': { status: 400, code: 'PARSE_ERROR', when: 'PATCH or DELETE without a filter while postgrest_unfiltered_writes = false' },
+  // PostGIS's error for ST_AsGeoJSON(record) without a geometry column, which PostgREST passes on.
+  '22023': { status: 400, code: 'PARSE_ERROR', when: 'Accept: application/geo+json and no selected top-level column is a PostGIS geometry or geography' },
   PGRST200: { status: 400, code: 'UNKNOWN_RELATION', when: 'no relationship between the tables for an embed' },
   PGRST201: { status: 300, code: 'UNKNOWN_RELATION', when: 'several relationships: disambiguate with !hint' },
   PGRST202: { status: 404, code: 'NOT_FOUND', when: 'unknown function' },
@@ -122,4 +124,12 @@ export function raisedPostgrestError(err: unknown): GatewayError | undefined {
   }
   const text = (k: string): string | null => (typeof message[k] === 'string' ? (message[k] as string) : message[k] === undefined || message[k] === null ? null : JSON.stringify(message[k]));
   return new RaisedPostgrestError(status, { code: text('code'), message: text('message'), details: text('details'), hint: text('hint') }, headers, err);
+}
+
+/**
+ * geo+json with no selected top-level geometry / geography column (none selected, or PostGIS not
+ * installed): PostGIS's ST_AsGeoJSON(record) error, which PostgREST answers (docs/postgrest-dialect.md, "GeoJSON").
+ */
+export function geometryMissing(): PostgrestError {
+  return new PostgrestError('22023', 'geometry column is missing', { details: 'application/geo+json needs a selected top-level column of type geometry or geography (PostGIS).' });
 }

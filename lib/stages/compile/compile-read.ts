@@ -1,7 +1,8 @@
 /**
  * ReadCommand (the PostgREST dialect's reads) -> one statement returning one row: the response
- * body built by PostgreSQL (a JSON array, one object, or CSV text), the number of rows in it, and
- * the total when a count was asked for (docs/postgrest-dialect.md, "How a read is compiled").
+ * body built by PostgreSQL (a JSON array, one object, CSV text, or a GeoJSON FeatureCollection),
+ * the number of rows in it, and the total when a count was asked for (docs/postgrest-dialect.md,
+ * "How a read is compiled").
  * In: a read command whose tables and columns are schema-cache objects. Out: the statement.
  * Never: writes caller text into the SQL text. Output keys and JSON path keys are bound values;
  * casts come from `castTypes`; aliases are made here (`_n0`, `_e1`, `_g2`, ...). Embedded levels
@@ -9,6 +10,8 @@
  */
 import type { Condition, Embed, FieldItem, FieldRef, ReadCommand, ReadNode, SelectItem } from '../../command/command';
 import { assertNever } from '../../command/command';
+import { geometryItem } from '../../command/geometry-item';
+import { geometryMissing } from '../../errors/postgrest-error';
 import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { compileFilter } from './compile-filter';
 import { typedValue } from './typed-value';
@@ -33,7 +36,7 @@ class Aliases {
 export function compileRead(command: ReadCommand, rootFrom?: (alias: Sql) => Sql): Sql {
   const aliases = new Aliases();
   const root = command.root;
-  const level = compileLevel(root, aliases, () => [], true, rootFrom);
+  const level = compileLevel(root, aliases, () => [], true, rootFrom, featureOf(command));
   const json = command.stripNulls === true ? sql`json_strip_nulls(${level.json})` : level.json;
   const page = sql`SELECT ${json} AS j${level.rest}`;
   const total = compileTotal(command, aliases, rootFrom);
@@ -55,11 +58,38 @@ function bodyOf(command: ReadCommand): Sql {
       // line break is quoted, quotes doubled (RFC 4180); NULL is an empty field.
       return sql`coalesce((SELECT string_agg(_csv.q, ',' ORDER BY _csv.n) FROM (SELECT ${csvField(sql`_k.k`)} AS q, _k.n FROM json_object_keys((array_agg(_p.j))[1]) WITH ORDINALITY AS _k(k, n)) AS _csv) || E'\\n' || string_agg((SELECT string_agg(${csvField(sql`_v.value`)}, ',' ORDER BY _v.n) FROM json_each_text(_p.j) WITH ORDINALITY AS _v(key, value, n)), E'\\n'), '')`;
     case 'geojson':
-      // Parse refuses geo+json unless PostGIS is installed; compile never gets here without it.
-      throw new Error('geo+json is not compiled without PostGIS');
+      // Each `_p.j` is a Feature (compileLevel with `feature`): PostgREST's FeatureCollection.
+      return sql`json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(_p.j), '[]'))::text`;
     default:
       return assertNever(command.media, 'media');
   }
+}
+
+/**
+ * geo+json: which top-level item is each row's geometry, and the PostGIS function that renders it,
+ * named in the schema of the column's type (parse found both in the schema cache).
+ */
+interface Feature {
+  readonly index: number;
+  readonly asGeoJson: Sql;
+}
+
+function featureOf(command: ReadCommand): Feature | undefined {
+  if (command.media !== 'geojson') return undefined;
+  // Found again here, after the policy: it may have dropped a `*` column (the geometry too).
+  const found = geometryItem(command.root.items);
+  if (found === null) throw geometryMissing();
+  return { index: found.index, asGeoJson: ident(found.postgisSchema, 'st_asgeojson') };
+}
+
+/**
+ * A row as a GeoJSON Feature, as PostGIS's ST_AsGeoJSON(record) makes it: the geometry at 9
+ * decimal digits without bbox or crs (options 0), the other keys as `properties`. Built with
+ * json_build_object rather than from a record, whose column names would be the caller's aliases.
+ * A NULL geometry is `"geometry": null` (RFC 7946's unlocated Feature).
+ */
+function featureJson(feature: Feature, geometry: Sql, properties: Sql): Sql {
+  return sql`json_build_object('type', 'Feature', 'geometry', ${feature.asGeoJson}(${geometry}, 9, 0)::json, 'properties', ${properties})`;
 }
 
 function csvField(value: Sql): Sql {
@@ -100,7 +130,7 @@ interface LevelSql {
  * GROUP BY names `_g` columns, never expressions with bound values, which PostgreSQL could not
  * match to the select list's.
  */
-function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql): LevelSql {
+function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql, feature?: Feature): LevelSql {
   const a = aliases.next('_n');
   const t = node.table;
   const embeds = node.items.filter((i): i is Extract<SelectItem, { kind: 'embed' }> => i.kind === 'embed').map((i) => i.embed);
@@ -130,7 +160,9 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
   if (!grouped) {
     const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ expr, o }) => orderSql(expr, o.descending, o.nulls)))}` : empty;
-    const json = objectOf(itemPairs(node.items, (i) => valueOf(i, a, aliases), joined));
+    const properties = objectOf(itemPairs(feature ? node.items.filter((_, i) => i !== feature.index) : node.items, (i) => valueOf(i, a, aliases), joined));
+    const geometryItem = feature ? node.items[feature.index] : undefined;
+    const json = feature && geometryItem?.kind === 'field' ? featureJson(feature, valueOf(geometryItem, a, aliases), properties) : properties;
     // The page first, then its rows' embeds: when no condition or ordering reads an embed, the
     // top level is limited in a derived table of the same alias and only the page's rows get
     // their related rows (else every matching row's would be built before the sort and limit).
@@ -150,6 +182,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const inner: Sql[] = [];
   const pairs: Sql[] = [];
   const groupBy: Sql[] = [];
+  let geometry: Sql | null = null;
   node.items.forEach((item, i) => {
     const col = ident(`c${i}`);
     if (item.kind === 'count') {
@@ -169,7 +202,8 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     inner.push(sql`${castTo(fieldExpr(aliases, item.field, a), item.cast)} AS ${col}`);
     if (item.aggregate === null) {
       groupBy.push(sql`${g}.${col}`);
-      pairs.push(sql`${item.key}::text, ${g}.${col}`);
+      if (feature?.index === i) geometry = sql`${g}.${col}`;
+      else pairs.push(sql`${item.key}::text, ${g}.${col}`);
     } else {
       const fn = item.aggregate === 'count' ? sql`count` : item.aggregate === 'sum' ? sql`sum` : item.aggregate === 'avg' ? sql`avg` : item.aggregate === 'min' ? sql`min` : sql`max`;
       pairs.push(sql`${item.key}::text, ${castTo(sql`${fn}(${g}.${col})`, item.resultCast)}`);
@@ -182,7 +216,8 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   if (inner.length === 0) inner.push(sql`1 AS c`);
   const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ o }, i) => orderSql(sql`${g}.${ident(`o${i}`)}`, o.descending, o.nulls)))}` : empty;
   const group = groupBy.length ? sql` GROUP BY ${join(groupBy)}` : empty;
-  return { alias: a, json: objectOf(pairs), rest: sql` FROM (SELECT ${join(inner)}${from}) AS ${g}${group}${orderBy}${page}` };
+  const json = feature && geometry ? featureJson(feature, geometry, objectOf(pairs)) : objectOf(pairs);
+  return { alias: a, json, rest: sql` FROM (SELECT ${join(inner)}${from}) AS ${g}${group}${orderBy}${page}` };
 }
 
 function embedOrderIndex(node: ReadNode, term: ReadNode['order'][number]): number {

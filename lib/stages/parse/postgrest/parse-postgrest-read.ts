@@ -4,7 +4,8 @@
  * and the schema cache. Out: a frozen ReadCommand, every name a schema-cache object.
  * Never: lets a name through unresolved, or a count past its cap (embeds, conditions, list items,
  * nesting); every malformed part is a PostgREST error (PGRST100, 103, 108, 118, 119, 123, 127,
- * 200, 201; 42703 for an unknown column), never another kind of throw.
+ * 200, 201; 42703 for an unknown column; 22023 for geo+json without a geometry column), never
+ * another kind of throw.
  *
  * Query parameters: `select`; `<field>=<op>.<value>` and `or` / `and` / `not.or` / `not.and`
  * per level; `order`, `limit`, `offset` per level; each prefixed with the embed path
@@ -19,6 +20,8 @@ import { nearestName } from '../../../errors/nearest-name';
 import { PostgrestError } from '../../../errors/postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
 import type { Column, SchemaCache, Table } from '../../../schema/schema-types';
+import { geometryItem } from '../../../command/geometry-item';
+import { geometryMissing } from '../../../errors/postgrest-error';
 import { parsePrefer } from '../parse-prefer';
 import { findRelationship } from './find-relationship';
 import { bad, parseColumnFilter, parseLogicTree, splitItems } from './parse-condition';
@@ -55,9 +58,6 @@ export interface ReadContext {
 export function parsePostgrestRead(table: Table, request: GatewayRequest, ctx: ReadContext): ReadCommand {
   const { config } = ctx;
   const accepted = parseAccept(request.headers['accept']);
-  if (accepted.media === 'geojson') {
-    throw new PostgrestError('PGRST127', 'Feature not implemented', { details: 'application/geo+json needs PostGIS; this gateway does not serve it (docs/postgrest-dialect.md, "GeoJSON").' });
-  }
   if (request.query.length > readLimits.queryParameters) throw bad('query string', `at most ${readLimits.queryParameters} query parameters`);
   const counter = { embeds: 0, conditions: 0 };
   const selectText = request.query.find(([k]) => k === 'select')?.[1];
@@ -122,10 +122,12 @@ export function parsePostgrestRead(table: Table, request: GatewayRequest, ctx: R
   }
   const countMode = countPref === 'exact' || countPref === 'planned' || countPref === 'estimated' ? countPref : null;
 
+  const finished = finish(root);
+  if (accepted.media === 'geojson' && geometryItem(finished.items) === null) throw geometryMissing();
   const command: ReadCommand = {
     kind: 'read',
     table,
-    root: finish(root),
+    root: finished,
     schema: ctx.profile,
     count: countMode,
     media: accepted.media,
