@@ -79,6 +79,19 @@ test('demo serves tenant-isolated data within seconds and stops cleanly on SIGIN
     const counted = (await (await fetch(t.url.replace(/limit=5$/, 'limit=1&count=exact'), { headers })).json()) as { total: number };
     expect(rows.reduce((sum, r) => sum + r.orders, 0)).toBe(counted.total);
   }
+  // The lines printed for the OpenAPI document and an export work as printed, for the caller's tenant only.
+  expect(stdout).toContain(`${acme!.url.replace(/\/orders\?limit=5$/, '')}/openapi.json`);
+  const doc = (await (await fetch(acme!.url.replace(/\/orders\?limit=5$/, '/openapi.json'), { headers: { authorization: `Bearer ${acme!.token}` } })).json()) as { openapi: string; paths: Record<string, unknown> };
+  expect(doc.openapi).toBe('3.1.0');
+  expect(Object.keys(doc.paths)).toContain('/orders');
+  expect(stdout).toContain('-H "Accept: application/x-ndjson"');
+  const exported = await fetch(acme!.url.replace(/\?limit=5$/, ''), { headers: { authorization: `Bearer ${acme!.token}`, accept: 'application/x-ndjson' } });
+  expect(exported.status).toBe(200);
+  const exportedRows = (await exported.text()).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { tenant_id: string });
+  const acmeTotal = ((await (await fetch(acme!.url.replace(/limit=5$/, 'limit=1&count=exact'), { headers: { authorization: `Bearer ${acme!.token}` } })).json()) as { total: number }).total;
+  expect(exportedRows).toHaveLength(acmeTotal);
+  expect(exportedRows.every((r) => r.tenant_id === ACME)).toBe(true);
+
   const acmeIds = new Set(acmeBody.data.map((r) => r.id));
   expect(globexBody.data.filter((r) => acmeIds.has(r.id))).toEqual([]);
 

@@ -83,7 +83,8 @@ export async function demo(opts: { port?: number | undefined }): Promise<number>
   try {
     const appUrl = await createDemoDatabase(server);
     const jwtSecret = randomBytes(32).toString('base64url');
-    gateway = createGateway({ databaseUrl: appUrl, jwtSecret, devMode: false });
+    // Exports on, so that the printed NDJSON line works (docs/querying.md, "Exports"); the demo has a few hundred rows.
+    gateway = createGateway({ databaseUrl: appUrl, jwtSecret, devMode: false, maxExportRows: demoMaxExportRows });
     await gateway.ready;
     const app = express();
     app.disable('x-powered-by');
@@ -145,11 +146,15 @@ async function printWelcome(api: string, jwtSecret: string): Promise<void> {
   }
   lines.push(
     `Also try ${api}/products?sort=-price&limit=3, ${api}/orders?status=eq.paid, ${api}/customers?select=name,email`,
+    `With the same header: ${api}/openapi.json (what this caller may use, OpenAPI 3.1), or every order as NDJSON with -H "Accept: application/x-ndjson" ${api}/orders`,
     'Tokens are valid for 24 hours. Press Ctrl-C to stop; the demo database is deleted.',
     '',
   );
   process.stdout.write(lines.join('\n'));
 }
+
+/** `max_export_rows` of the demo gateway. */
+const demoMaxExportRows = 100_000;
 
 /** Waits for `work`, at most `ms`; the timer is cleared so it does not hold the process open. */
 async function within(ms: number, work: Promise<unknown>): Promise<void> {
