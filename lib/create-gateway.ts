@@ -30,9 +30,8 @@ import { isSchemaDrift } from './errors/sqlstate-meaning';
 import { answerOptions } from './http/answer-options';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readBody } from './http/read-body';
-import { renderResult } from './http/render-result';
+import { defaultResponder, postgrestResponder } from './http/responder';
 import { writeExport } from './http/write-export';
-import { sendError, sendJson } from './http/send-error';
 import { serverTiming } from './http/server-timing';
 import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
@@ -59,8 +58,6 @@ import { createDescribeRoute } from './create-describe-route';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { UnknownTableError } from './stages/parse/resolve-names';
 import { createPostgrestParseStage } from './stages/parse/postgrest/create-postgrest-parse-stage';
-import { renderPostgrest } from './http/postgrest/render-postgrest';
-import { sendPostgrest, sendPostgrestError } from './http/postgrest/send-postgrest';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
@@ -236,7 +233,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  const postgrest = config.dialect === 'postgrest';
+  // How results and errors are written: the dialect's half of the parse/render pair.
+  const responder = config.dialect === 'postgrest' ? postgrestResponder(config.schemas) : defaultResponder(cursors);
   const handle = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(req);
@@ -249,7 +247,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const timing = (): void => {
       if (config.serverTiming && !res.headersSent) res.setHeader('Server-Timing', serverTiming(measures, seconds() * 1000));
     };
-    const refuse = (err: GatewayError): unknown => (timing(), postgrest ? sendPostgrestError(res, err, requestId, false) : sendError(res, err, requestId));
+    const refuse = (err: GatewayError): void => (timing(), responder.sendError(res, err, requestId, false));
     const ticket = drain.enter(() => refuse(shuttingDown('The gateway shut down before the request finished.')));
     if (ticket === undefined) {
       refuse(shuttingDown('The gateway is shutting down.'));
@@ -260,7 +258,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
-      const body = req.method === 'POST' || req.method === 'PATCH' || (postgrest && req.method === 'PUT') ? await readBody(req, config.maxRequestBodyBytes) : undefined;
+      const body = responder.readsBody(req.method) ? await readBody(req, config.maxRequestBodyBytes) : undefined;
       const request = digestRequest(req, requestId, body);
       try {
         await whenStarted();
@@ -285,16 +283,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         timing();
         return await writeExport(res, ctx.command!, ctx.plan!.shape, result.stream, exportStats, requestId);
       }
-      if (postgrest) {
-        timing();
-        sendPostgrest(res, renderPostgrest(ctx.command!, ctx.plan!, result, config.schemas));
-        return;
-      }
-      const rendered = renderResult(ctx.command!, ctx.plan!, result, cursors);
-      res.statusCode = rendered.status;
       timing();
-      if (rendered.body === null) res.end();
-      else sendJson(res, rendered.body);
+      responder.send(res, ctx.command!, ctx.plan!, result);
     } catch (err) {
       if (ticket.aborted) return;
       const ctx = res.locals.gateway as GatewayContext | undefined;
@@ -308,8 +298,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ticket.aborted) return;
       timing();
       const answer = reloadHint ? (err as UnknownTableError).withReloadHint() : err;
-      if (postgrest) sendPostgrestError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
-      else sendError(res, answer, requestId);
+      responder.sendError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
     } finally {
       ticket.leave();
       metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
