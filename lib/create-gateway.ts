@@ -24,20 +24,11 @@ import { trackCheckedOutClients } from './db/checked-out-clients';
 import { NamedStatements } from './db/named-statements';
 import { probeNamedStatements } from './db/probe-named-statements';
 import { relationExists } from './db/relation-exists';
-import { GatewayConfigError } from './errors/gateway-config-error';
-import { GatewayError, isGatewayError } from './errors/gateway-error';
-import { isSchemaDrift } from './errors/sqlstate-meaning';
 import { answerOptions } from './http/answer-options';
-import { digestRequest, requestIdOf } from './http/digest-request';
-import { readBody } from './http/read-body';
 import { defaultResponder, postgrestResponder } from './http/responder';
-import { writeExport } from './http/write-export';
-import { serverTiming } from './http/server-timing';
-import { readsFromPrimary } from './http/read-primary-header';
 import { createAdminRouter } from './ops/create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics, type ReloadReason } from './ops/metrics';
-import { logRequest } from './ops/log-request';
 import { ExportStats } from './ops/export-stats';
 import { createRateLimiter } from './ops/create-rate-limiter';
 import { loadSchema } from './schema/load-schema';
@@ -54,6 +45,7 @@ import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
 import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
+import { createRequestHandler } from './create-request-handler';
 import { createDescribeRoute } from './create-describe-route';
 import { createParseStage } from './stages/parse/create-parse-stage';
 import { UnknownTableError } from './stages/parse/resolve-names';
@@ -62,9 +54,8 @@ import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
-import { applyStageOverrides, runPipeline } from './pipeline/run-pipeline';
-import { measuredDatabase, newRequestMeasures } from './pipeline/request-measures';
-import type { GatewayContext, Stages } from './pipeline/stage-types';
+import { applyStageOverrides } from './pipeline/run-pipeline';
+import type { Stages } from './pipeline/stage-types';
 
 const log = createDebug('tablegate:gateway');
 
@@ -99,6 +90,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const cursors = createCursorCodec(cursorKey(config));
   const accessPolicy = loadAccessPolicy(config.access);
   const legacyPolicy = loadLegacyPolicy(config);
+  // Read once: the allow-list stage and the OpenAPI document (what a caller may call) share it.
+  const functionAllowList = config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath);
   const defaults: Stages = {
     auth: createAuthStage(config),
     // dialect = postgrest: PostgREST's grammar, parsed into the same commands (docs/postgrest-dialect.md).
@@ -106,13 +99,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
-      ...(config.rpcAllowlistPath === undefined ? {} : { functions: loadFunctionAllowList(config.rpcAllowlistPath) }),
+      ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),
     }),
     compile: createCompileStage(),
     execute: createExecuteStage(),
   };
   const stages = applyStageOverrides(defaults, options.stages);
-  const functionAllowList = config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath);
   const describe = createDescribeRoute({ config, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
@@ -235,76 +227,22 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   // How results and errors are written: the dialect's half of the parse/render pair.
   const responder = config.dialect === 'postgrest' ? postgrestResponder(config.schemas) : defaultResponder(cursors);
-  const handle = async (req: Request, res: Response): Promise<void> => {
-    const started = process.hrtime.bigint();
-    const requestId = requestIdOf(req);
-    res.setHeader('X-Request-Id', requestId);
-    let route = 'unknown';
-    // Time in auth and the database, filled in along the way (docs/architecture.md#metrics).
-    const measures = newRequestMeasures();
-    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    // Set just before each answer is written, so that `total` covers the request's whole work.
-    const timing = (): void => {
-      if (config.serverTiming && !res.headersSent) res.setHeader('Server-Timing', serverTiming(measures, seconds() * 1000));
-    };
-    const refuse = (err: GatewayError): void => (timing(), responder.sendError(res, err, requestId, false));
-    const ticket = drain.enter(() => refuse(shuttingDown('The gateway shut down before the request finished.')));
-    if (ticket === undefined) {
-      refuse(shuttingDown('The gateway is shutting down.'));
-      metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
-      logRequest(req, res, requestId, route, started);
-      return;
-    }
-    try {
-      // Writes read their own body (the router is mounted without a body parser), bounded by
-      // max_request_body_bytes; other methods never read one.
-      const body = responder.readsBody(req.method) ? await readBody(req, config.maxRequestBodyBytes) : undefined;
-      const request = digestRequest(req, requestId, body);
-      try {
-        await whenStarted();
-      } catch {
-        throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
-      }
-      const primaryOnly = readsFromPrimary(request);
-      const ctx: GatewayContext = { request, config, schema: schema!, db: measuredDatabase(replicas?.database(primaryOnly) ?? db, measures), measures };
-      res.locals.gateway = ctx;
-      if (describe.matches(request, ctx.schema)) {
-        route = 'openapi';
-        await describe.respond(ctx, res, req.baseUrl);
-        return;
-      }
-      const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
-      // Answered 503 by a drain that timed out: the response is gone.
-      if (ticket.aborted) return void (await result.stream?.close());
-      route = ctx.command!.kind;
-      showPattern(res, ctx);
-      // An export: written as its rows arrive (docs/querying.md, "Exports").
-      if (result.stream) {
-        timing();
-        return await writeExport(res, ctx.command!, ctx.plan!.shape, result.stream, exportStats, requestId);
-      }
-      timing();
-      responder.send(res, ctx.command!, ctx.plan!, result);
-    } catch (err) {
-      if (ticket.aborted) return;
-      const ctx = res.locals.gateway as GatewayContext | undefined;
-      if (ctx?.command) {
-        route = ctx.command.kind;
-        showPattern(res, ctx);
-      }
-      if (isSchemaDrift(err)) reloadAfterDrift();
-      if (isGatewayError(err) && err.code === 'RATE_LIMITED') metrics.rateLimited(route);
-      const reloadHint = err instanceof UnknownTableError && !drain.draining && (await unloaded.exists(err.table));
-      if (ticket.aborted) return;
-      timing();
-      const answer = reloadHint ? (err as UnknownTableError).withReloadHint() : err;
-      responder.sendError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
-    } finally {
-      ticket.leave();
-      metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
-      logRequest(req, res, requestId, route, started);
-    }
-  };
+  const handle = createRequestHandler({
+    config,
+    stages,
+    responder,
+    describe,
+    drain,
+    metrics,
+    exportStats,
+    limiter: limiter || undefined,
+    whenStarted,
+    schema: () => schema!,
+    database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
+    queryPattern,
+    reloadAfterDrift: () => reloadAfterDrift(),
+    withReloadHint: async (err) => (err instanceof UnknownTableError && (await unloaded.exists(err.table)) ? err.withReloadHint() : err),
+  });
 
   // A table or column the cache knows is gone (a migration ran): re-discover in the background,
   // at most once per interval, so the next requests see the new schema.
@@ -376,18 +314,6 @@ export function createGateway(options: GatewayOptions): Gateway {
 const driftReloadIntervalMs = 5000;
 /** Least time between two starts caused by requests while the database was unreachable at start. */
 const restartIntervalMs = 1000;
-
-/** While draining: the client should retry, on this or another instance. */
-function shuttingDown(message: string): GatewayError {
-  return new GatewayError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': '1', Connection: 'close' }, hint: 'Retry the request.' });
-}
-
-/** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (docs/allow-list.md). */
-function showPattern(res: Response, ctx: GatewayContext): void {
-  if (!ctx.config.devMode || !ctx.command || res.headersSent) return;
-  const pattern = queryPattern(ctx.command);
-  if (pattern !== undefined) res.setHeader('x-gw-query-pattern', pattern);
-}
 
 /**
  * The cursor HMAC key: `cursor_secret`, else derived from the JWT secret (so every instance

@@ -1,0 +1,135 @@
+/**
+ * The per-request path of a gateway (docs/architecture.md): digest the request, run the pipeline,
+ * answer through the dialect's responder, and record the request's metrics and log line. In: the
+ * parts createGateway built once. Out: an Express handler. Never: builds a stage, reads the
+ * configuration file or the catalog itself, or answers twice (a drain that timed out owns the
+ * response).
+ */
+import type { Request, Response } from 'express';
+import type { Command } from './command/command';
+import type { ResolvedConfig } from './config/resolved-config';
+import { GatewayError, isGatewayError } from './errors/gateway-error';
+import { isSchemaDrift } from './errors/sqlstate-meaning';
+import type { DescribeRoute } from './create-describe-route';
+import { digestRequest, requestIdOf } from './http/digest-request';
+import { readsFromPrimary } from './http/read-primary-header';
+import { readBody } from './http/read-body';
+import type { Responder } from './http/responder';
+import { serverTiming } from './http/server-timing';
+import { writeExport } from './http/write-export';
+import type { RateLimiter } from './ops/create-rate-limiter';
+import type { Drain } from './ops/drain';
+import type { ExportStats } from './ops/export-stats';
+import { logRequest } from './ops/log-request';
+import type { Metrics } from './ops/metrics';
+import type { Database } from './pipeline/database';
+import { measuredDatabase, newRequestMeasures } from './pipeline/request-measures';
+import { runPipeline } from './pipeline/run-pipeline';
+import type { GatewayContext, Stages } from './pipeline/stage-types';
+import type { SchemaCache } from './schema/schema-types';
+
+export interface RequestHandlerParts {
+  readonly config: ResolvedConfig;
+  readonly stages: Stages;
+  readonly responder: Responder;
+  readonly describe: DescribeRoute;
+  readonly drain: Drain;
+  readonly metrics: Metrics;
+  readonly exportStats: ExportStats;
+  readonly limiter: RateLimiter | undefined;
+  /** Resolves once the gateway has started (starting it again when the database was down). */
+  whenStarted(): Promise<void>;
+  /** The schema cache; called only after whenStarted resolved. */
+  schema(): SchemaCache;
+  /** The Database for this request: the primary, or a read replica unless `primaryOnly`. */
+  database(primaryOnly: boolean): Database;
+  /** Dev mode's allow-list pattern of a command (docs/allow-list.md), or undefined. */
+  queryPattern(command: Command): string | undefined;
+  /** A schema drift was seen: reload in the background, rate-limited by the caller. */
+  reloadAfterDrift(): void;
+  /** The error to send for `err`: an unknown table's 404 may gain a reload hint (docs/errors.md). */
+  withReloadHint(err: unknown): Promise<unknown>;
+}
+
+export function createRequestHandler(parts: RequestHandlerParts): (req: Request, res: Response) => Promise<void> {
+  const { config, stages, responder, describe, drain, metrics, exportStats, limiter } = parts;
+
+  /** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (docs/allow-list.md). */
+  const showPattern = (res: Response, ctx: GatewayContext): void => {
+    if (!config.devMode || !ctx.command || res.headersSent) return;
+    const pattern = parts.queryPattern(ctx.command);
+    if (pattern !== undefined) res.setHeader('x-gw-query-pattern', pattern);
+  };
+
+  return async (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(req);
+    res.setHeader('X-Request-Id', requestId);
+    let route = 'unknown';
+    // Time in auth and the database, filled in along the way (docs/architecture.md#metrics).
+    const measures = newRequestMeasures();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    // Set just before each answer is written, so that `total` covers the request's whole work.
+    const timing = (): void => {
+      if (config.serverTiming && !res.headersSent) res.setHeader('Server-Timing', serverTiming(measures, seconds() * 1000));
+    };
+    const refuse = (err: GatewayError): void => (timing(), responder.sendError(res, err, requestId, false));
+    const ticket = drain.enter(() => refuse(shuttingDown('The gateway shut down before the request finished.')));
+    if (ticket === undefined) {
+      refuse(shuttingDown('The gateway is shutting down.'));
+      metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
+      logRequest(req, res, requestId, route, started);
+      return;
+    }
+    try {
+      // Writes read their own body (the router is mounted without a body parser), bounded by
+      // max_request_body_bytes; other methods never read one.
+      const body = responder.readsBody(req.method) ? await readBody(req, config.maxRequestBodyBytes) : undefined;
+      const request = digestRequest(req, requestId, body);
+      try {
+        await parts.whenStarted();
+      } catch {
+        throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
+      }
+      const db = measuredDatabase(parts.database(readsFromPrimary(request)), measures);
+      const ctx: GatewayContext = { request, config, schema: parts.schema(), db, measures };
+      res.locals.gateway = ctx;
+      if (describe.matches(request, ctx.schema)) {
+        route = 'openapi';
+        await describe.respond(ctx, res, req.baseUrl);
+        return;
+      }
+      const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
+      // Answered 503 by a drain that timed out: the response is gone.
+      if (ticket.aborted) return void (await result.stream?.close());
+      route = ctx.command!.kind;
+      showPattern(res, ctx);
+      timing();
+      // An export: written as its rows arrive (docs/querying.md, "Exports").
+      if (result.stream) return await writeExport(res, ctx.command!, ctx.plan!.shape, result.stream, exportStats, requestId);
+      responder.send(res, ctx.command!, ctx.plan!, result);
+    } catch (err) {
+      if (ticket.aborted) return;
+      const ctx = res.locals.gateway as GatewayContext | undefined;
+      if (ctx?.command) {
+        route = ctx.command.kind;
+        showPattern(res, ctx);
+      }
+      if (isSchemaDrift(err)) parts.reloadAfterDrift();
+      if (isGatewayError(err) && err.code === 'RATE_LIMITED') metrics.rateLimited(route);
+      const answer = drain.draining ? err : await parts.withReloadHint(err);
+      if (ticket.aborted) return;
+      timing();
+      responder.sendError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
+    } finally {
+      ticket.leave();
+      metrics.record({ route, status: res.statusCode, seconds: seconds(), measures });
+      logRequest(req, res, requestId, route, started);
+    }
+  };
+}
+
+/** While draining: the client should retry, on this or another instance. */
+function shuttingDown(message: string): GatewayError {
+  return new GatewayError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': '1', Connection: 'close' }, hint: 'Retry the request.' });
+}
