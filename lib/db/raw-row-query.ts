@@ -15,7 +15,7 @@
  * pg's DatabaseErrors, and its queue moves on at ReadyForQuery. The listener is back in place
  * before ReadyForQuery reaches pg, together with any bytes after it.
  */
-import type { Readable } from 'node:stream';
+import type { EventEmitter } from 'node:events';
 
 const DATA_ROW = 0x44; // 'D'
 const READY_FOR_QUERY = 0x5a; // 'Z'
@@ -23,7 +23,7 @@ const READY_FOR_QUERY = 0x5a; // 'Z'
 type DataListener = (chunk: Buffer) => void;
 
 interface Connection {
-  readonly stream: Pick<Readable, 'on' | 'removeListener' | 'listeners'>;
+  readonly stream: Pick<EventEmitter, 'on' | 'removeListener' | 'listeners'>;
   query(text: string): void;
   sendCopyFail(message: string): void;
 }
@@ -51,35 +51,33 @@ export class RawRowQuery {
     const stream = connection.stream;
     const pgListeners = stream.listeners('data') as DataListener[];
     let pending: Buffer | undefined;
+    const ready = (passed: Buffer[]): void => {
+      // The statement is over: pg reads on by itself from here, this chunk's rest included.
+      this.uninstall();
+      forward(pgListeners, passed);
+    };
     const filter = (chunk: Buffer): void => {
-      const buffer = pending === undefined ? chunk : Buffer.concat([pending, chunk]);
-      pending = undefined;
-      let offset = 0;
-      let passFrom = -1; // start of a run of messages for pg
       const passed: Buffer[] = [];
-      while (buffer.length - offset >= 5) {
-        const type = buffer[offset]!;
-        const end = offset + 1 + buffer.readInt32BE(offset + 1);
-        if (end > buffer.length) break;
-        if (type === DATA_ROW) {
-          if (passFrom >= 0) passed.push(buffer.subarray(passFrom, offset));
-          passFrom = -1;
-          this.onRow(buffer, offset + 5, end);
-        } else {
-          if (passFrom < 0) passFrom = offset;
-          if (type === READY_FOR_QUERY) {
-            // The statement is over: pg reads on by itself from here, this chunk's rest included.
-            passed.push(buffer.subarray(passFrom));
-            this.uninstall();
-            forward(pgListeners, passed);
-            return;
-          }
+      let from = 0;
+      if (pending !== undefined) {
+        // Complete the unfinished message from the head of this chunk; the rest is not copied.
+        while (from < chunk.length && !isWhole(pending)) {
+          const take = Math.min(missing(pending), chunk.length - from);
+          pending = Buffer.concat([pending, chunk.subarray(from, from + take)]);
+          from += take;
         }
-        offset = end;
+        if (!isWhole(pending)) return;
+        const message = pending;
+        pending = undefined;
+        if (this.scan(message, 0, passed) < 0) {
+          passed.push(chunk.subarray(from));
+          return ready(passed);
+        }
       }
-      if (passFrom >= 0) passed.push(buffer.subarray(passFrom, offset));
+      const stop = this.scan(chunk, from, passed);
+      if (stop < 0) return ready(passed);
       // A copy of the unfinished message: the chunk may be reused by the socket.
-      if (offset < buffer.length) pending = Buffer.from(buffer.subarray(offset));
+      if (stop < chunk.length) pending = Buffer.from(chunk.subarray(stop));
       forward(pgListeners, passed);
     };
     stream.on('data', filter);
@@ -89,6 +87,34 @@ export class RawRowQuery {
       stream.removeListener('data', filter);
     };
     connection.query(this.text);
+  }
+
+  /**
+   * The whole messages of `buffer` from `offset`: DataRows to onRow, runs of other messages onto
+   * `passed`. Returns where an unfinished message starts, or -1 at ReadyForQuery (the buffer's
+   * rest then on `passed` too).
+   */
+  private scan(buffer: Buffer, offset: number, passed: Buffer[]): number {
+    let passFrom = -1; // start of a run of messages for pg
+    while (buffer.length - offset >= 5) {
+      const type = buffer[offset]!;
+      const end = offset + 1 + buffer.readInt32BE(offset + 1);
+      if (end > buffer.length) break;
+      if (type === DATA_ROW) {
+        if (passFrom >= 0) passed.push(buffer.subarray(passFrom, offset));
+        passFrom = -1;
+        this.onRow(buffer, offset + 5, end);
+      } else {
+        if (passFrom < 0) passFrom = offset;
+        if (type === READY_FOR_QUERY) {
+          passed.push(buffer.subarray(passFrom));
+          return -1;
+        }
+      }
+      offset = end;
+    }
+    if (passFrom >= 0) passed.push(buffer.subarray(passFrom, offset));
+    return offset;
   }
 
   private uninstall(): void {
@@ -124,6 +150,16 @@ export class RawRowQuery {
     this.settled = true;
     this.resolve();
   }
+}
+
+/** A message's bytes are all there (type byte, int32 length, payload). */
+function isWhole(message: Buffer): boolean {
+  return message.length >= 5 && message.length === 1 + message.readInt32BE(1);
+}
+
+/** Bytes still missing: of the header, or of the message its header announces. */
+function missing(message: Buffer): number {
+  return (message.length < 5 ? 5 : 1 + message.readInt32BE(1)) - message.length;
 }
 
 function forward(listeners: readonly DataListener[], parts: readonly Buffer[]): void {

@@ -59,7 +59,7 @@ describe('RawRowQuery', () => {
   const after = message('A', Buffer.from('\0\0\0\x01chan\0payload\0')); // a notification after ReadyForQuery
   const passedToPg = Buffer.concat([rowDescription, notice, commandComplete, ready, after]);
 
-  it('hands every DataRow over as bytes and passes every other message, and what follows ReadyForQuery, to pg unchanged, however the stream is cut', () => {
+  it('hands every DataRow over as bytes and passes every other message, and what follows ReadyForQuery, to pg unchanged, however the stream is cut (in two, or byte by byte)', () => {
     const whole = Buffer.concat([response, after]);
     for (let cut = 1; cut < whole.length; cut++) {
       const c = connection();
@@ -69,8 +69,11 @@ describe('RawRowQuery', () => {
       expect(c.sent).toEqual(['FETCH 2 FROM x']);
       // pg's listener is off the stream while the statement runs.
       expect(c.stream.listeners('data')).not.toContain(c.pgListener);
-      c.stream.emit('data', whole.subarray(0, cut));
-      c.stream.emit('data', whole.subarray(cut));
+      if (cut === 1) for (let i = 0; i < whole.length; i++) c.stream.emit('data', whole.subarray(i, i + 1));
+      else {
+        c.stream.emit('data', whole.subarray(0, cut));
+        c.stream.emit('data', whole.subarray(cut));
+      }
       expect(rowsOf(got)).toEqual([
         ['1', 'é,"x"', null],
         ['2', '', 'z'],
