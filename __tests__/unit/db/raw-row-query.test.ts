@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { RawRowQuery } from '../../../lib/db/raw-row-query';
 
 /** One backend message: type byte, int32 length (itself included), payload. */
@@ -101,5 +102,17 @@ describe('RawRowQuery', () => {
     failing.handleReadyForQuery();
     expect(c.stream.listeners('data')).toEqual([c.pgListener]);
     expect(Buffer.concat(c.seen).equals(Buffer.concat([rowDescription, errorResponse, ready]))).toBe(true);
+  });
+
+  it('builds on node-postgres as it is: a Submittable gets submit(connection), the Connection has query(text) and stream, pg-protocol reads the stream with one data listener', () => {
+    const client = pg.Client.prototype as unknown as Record<string, unknown>;
+    expect(String(client['query'])).toMatch(/typeof config\.submit === 'function'/);
+    expect(String(client['_pulseQueryQueue'])).toMatch(/activeQuery\.submit\(this\.connection\)/);
+    const Connection = (pg as unknown as { Connection: { prototype: Record<string, unknown> } }).Connection;
+    expect(String(Connection.prototype['query'])).toMatch(/serialize\.query\(text\)/);
+    const stream = new EventEmitter();
+    const connection = new (pg as unknown as { Connection: new (c: object) => { attachListeners(s: EventEmitter): void } }).Connection({ stream });
+    connection.attachListeners(stream);
+    expect(stream.listeners('data')).toHaveLength(1);
   });
 });
