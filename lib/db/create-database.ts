@@ -87,7 +87,7 @@ export function createDatabase(
         statementTimeoutMs: options.exportStatementTimeoutMs ?? statementTimeoutMs,
         searchPath,
       };
-      return openExportCursor(pool, settings, plan.query);
+      return openExportCursor(pool, settings, plan.query, plan.shape);
     },
 
     async locateFailingRow(identity, probe, isRowError) {

@@ -12,6 +12,8 @@
  *   ROLLBACK; RESET ALL; RESET ROLE; DISCARD TEMP; SELECT pg_advisory_unlock_all()
  *
  * A cursor, not COPY: COPY takes no bound parameters, and values are never written into SQL.
+ * The FETCHes' DataRows are read as bytes (raw-row-query.ts) and encoded straight into the
+ * response's bytes (export-row-encoder.ts): pg never makes a string of a value.
  * All statements are unnamed and the cursor lives inside one transaction, so this works behind
  * PgBouncer in transaction mode. `statement_timeout` (export_statement_timeout_ms) applies to
  * each FETCH. Closing early (the client went away) while a FETCH runs sends a CancelRequest
@@ -20,9 +22,11 @@
  */
 import type pg from 'pg';
 import type { CompiledQuery } from '../sql/sql';
-import type { RowStream } from '../pipeline/row-stream';
+import type { ExportBatch, RowStream } from '../pipeline/row-stream';
 import { checkOut, type Lease } from './check-out';
+import { ExportRowEncoder, type EncoderShape } from './export-row-encoder';
 import { contextQuery, sessionResetText, type TransactionSettings } from './pipelined-transaction';
+import { RawRowQuery } from './raw-row-query';
 import { sendCancel } from './send-cancel';
 
 export type ExportSettings = Omit<TransactionSettings, 'prepared' | 'binaryResults' | 'readOnly'>;
@@ -30,28 +34,23 @@ export type ExportSettings = Omit<TransactionSettings, 'prepared' | 'binaryResul
 /** Rows per FETCH: a round trip is a small part of a batch's time, and two batches stay small (bench/export.js). */
 export const exportBatchRows = 2500;
 
-/** Every column stays the text PostgreSQL sent: the statement already built JSON or a CSV line. */
-const rawText = { getTypeParser: () => (value: string) => value };
-
 const endText = `ROLLBACK; ${sessionResetText}`;
 
-type Row = (string | null)[];
-
 interface Batch {
-  readonly rows: Row[];
+  readonly batch: ExportBatch;
   readonly last: boolean;
 }
 
-const lastBatch: Batch = Object.freeze({ rows: [], last: true });
+const lastBatch: Batch = Object.freeze({ batch: Object.freeze({ rows: 0, bytes: 0, chunks: [] }), last: true });
 
 /** Batches read ahead of the one being written. */
 const aheadBatches = 2;
 
-export async function openExportCursor(pool: pg.Pool, settings: ExportSettings, query: CompiledQuery, batchRows = exportBatchRows): Promise<RowStream> {
+export async function openExportCursor(pool: pg.Pool, settings: ExportSettings, query: CompiledQuery, shape: EncoderShape, batchRows = exportBatchRows): Promise<RowStream> {
   // No lease deadline: an export may rightly take longer than any fixed bound; each FETCH is
   // bounded by statement_timeout instead.
   const lease = await checkOut(pool, 0);
-  const cursor = new ExportCursor(lease, batchRows);
+  const cursor = new ExportCursor(lease, new ExportRowEncoder(shape), batchRows);
   await cursor.open(settings, query);
   return cursor;
 }
@@ -70,6 +69,7 @@ class ExportCursor implements RowStream {
 
   constructor(
     private readonly lease: Lease,
+    private readonly encoder: ExportRowEncoder,
     batchRows: number,
   ) {
     this.client = lease.client;
@@ -93,7 +93,7 @@ class ExportCursor implements RowStream {
     this.queue.push(Promise.resolve(first));
   }
 
-  async next(): Promise<readonly (readonly (string | null)[])[] | null> {
+  async next(): Promise<ExportBatch | null> {
     if (this.closed || (this.exhausted && this.queue.length === 0)) return null;
     const batch = await (this.queue.shift() ?? this.fetch());
     // Keep PostgreSQL busy while this batch is written: the next FETCHes follow one another
@@ -104,8 +104,8 @@ class ExportCursor implements RowStream {
       tail.catch(() => undefined); // reported by the call of next() that takes it
       this.queue.push(tail);
     }
-    if (batch.rows.length === 0) return null;
-    return batch.rows;
+    if (batch.batch.rows === 0) return null;
+    return batch.batch;
   }
 
   async close(): Promise<void> {
@@ -125,10 +125,16 @@ class ExportCursor implements RowStream {
 
   private async fetch(): Promise<Batch> {
     this.fetching = true;
-    let result: pg.QueryArrayResult<Row>;
+    // One FETCH at a time (each is sent once the one before it is answered), so the encoder's
+    // rows since its last takeBatch are this FETCH's.
+    const query = new RawRowQuery(this.fetchText, (payload, start, end) => this.encoder.row(payload, start, end));
+    let batch: ExportBatch;
     try {
-      result = await this.client.query({ text: this.fetchText, rowMode: 'array', types: rawText });
+      void this.client.query(query as unknown as pg.QueryConfig);
+      await query.done;
+      batch = this.encoder.takeBatch();
     } catch (err) {
+      this.encoder.takeBatch();
       this.fetching = false;
       this.exhausted = true;
       // Closed meanwhile: a cancel may be on its way (see close()).
@@ -137,13 +143,12 @@ class ExportCursor implements RowStream {
     } finally {
       this.fetching = false;
     }
-    const rows = result.rows;
-    const last = rows.length < this.batchRows;
+    const last = batch.rows < this.batchRows;
     if (last) {
       this.exhausted = true;
       await this.end(undefined, this.closed);
     }
-    return { rows, last };
+    return { batch, last };
   }
 
   /** Ends the transaction and gives the client back, once; discards it when that fails or when asked. */

@@ -1,7 +1,8 @@
 /**
  * Writes an export to the response as its rows arrive (docs/querying.md, "Exports").
  * In: the list command, the plan's stream shape, the stream execute opened (its first batch is
- * read, so the status is known to be 200) and the export counters. Out: the body, written with
+ * read, so the status is known to be 200; its batches are the rows' bytes already in the format,
+ * lib/db/export-row-encoder.ts) and the export counters. Out: the body, written with
  * backpressure: the next batch is asked for only once the socket took the previous one.
  * Never: holds the whole result, or ends a failed export in a way that looks complete.
  *
@@ -18,12 +19,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Command, ListCommand } from '../command/command';
 import type { ExportStats, ExportOutcome } from '../ops/export-stats';
-import type { JsonText, ResultShape, StreamShape } from '../pipeline/plan';
-import type { RowStream } from '../pipeline/row-stream';
+import type { ResultShape, StreamShape } from '../pipeline/plan';
+import type { ExportBatch, RowStream } from '../pipeline/row-stream';
 import { toPublicError } from './send-error';
-
-/** Rows per write: about 32 KB of CSV or 64 KB of JSON for a typical row. */
-const sliceRows = 400;
 
 const contentTypes = {
   json: 'application/json; charset=utf-8',
@@ -61,25 +59,24 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       return;
     }
     let rows = 0;
-    // Each column's key as to_json writes it (escaped as a string is), after the comma before it.
-    const keys = shape.columns.map((name, k) => `${k > 0 ? ',' : ''}${JSON.stringify(name)}:`);
-    // Waits for the socket once per batch (`settle`): at most one batch is queued in memory.
-    const write = async (text: string, count: number, settle = true): Promise<void> => {
+    // Waits for the socket after each write of its own and once per batch: at most one batch is
+    // queued in memory.
+    const write = async (text: string): Promise<void> => {
       const chunk = Buffer.from(text, 'utf8');
-      stats.wrote(format, count, chunk.length);
-      if (!res.write(chunk) && settle) await drained(res);
+      stats.wrote(format, 0, chunk.length);
+      if (!res.write(chunk)) await drained(res);
     };
-    if (format === 'json') await write('{"data":[', 0);
-    if (format === 'csv') await write(`${shape.columns.map(csvName).join(',')}\r\n`, 0);
+    if (format === 'json') await write('{"data":[');
+    if (format === 'csv') await write(`${shape.columns.map(csvName).join(',')}\r\n`);
     for (;;) {
-      let batch: readonly (readonly (string | null)[])[] | null;
+      let batch: ExportBatch | null;
       try {
         batch = await stream.next();
       } catch (err) {
         if (clientGone) break;
         outcome = 'error';
         if (format === 'ndjson') {
-          await write(`${JSON.stringify({ error: toPublicError(err, requestId).toJSON() })}\n`, 0);
+          await write(`${JSON.stringify({ error: toPublicError(err, requestId).toJSON() })}\n`);
           res.end();
         } else {
           toPublicError(err, requestId);
@@ -88,21 +85,19 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
         return;
       }
       if (batch === null || clientGone) break;
-      // In slices: small strings and buffers are young objects a scavenge frees at once, while
-      // one string per batch (a megabyte) would wait for a full collection and grow the heap.
-      for (let i = 0; i < batch.length && !clientGone; i += sliceRows) {
-        const slice = batch.slice(i, i + sliceRows);
-        const text = format === 'csv' ? csvLines(slice, shape.plain) : jsonLines(slice, keys, shape.json, format === 'ndjson' ? '\n' : ',', rows > 0);
-        rows += slice.length;
-        await write(text, slice.length, i + sliceRows >= batch.length);
-      }
+      // The rows' bytes, encoded as they were read (lib/db/export-row-encoder.ts).
+      rows += batch.rows;
+      stats.wrote(format, batch.rows, batch.bytes);
+      let full = false;
+      for (const chunk of batch.chunks) full = !res.write(chunk);
+      if (full) await drained(res);
       if (clientGone) break;
     }
     if (clientGone) {
       outcome = 'client_closed';
       return;
     }
-    if (format === 'json') await write(`],"count":${rows},"limit":${command.limit},"offset":${command.offset}}`, 0);
+    if (format === 'json') await write(`],"count":${rows},"limit":${command.limit},"offset":${command.offset}}`);
     res.end();
   } catch (err) {
     // Writing failed (not the database): nothing more can reach the client.
@@ -130,72 +125,8 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** NDJSON: each row's JSON and a newline; JSON: the rows joined by commas, after a comma when rows came before. */
-function jsonLines(rows: readonly (readonly (string | null)[])[], keys: readonly string[], json: readonly JsonText[], separator: string, after: boolean): string {
-  let text = after && separator === ',' ? ',' : '';
-  for (let i = 0; i < rows.length; i++) {
-    text += jsonRow(rows[i]!, keys, json);
-    if (separator === '\n' || i < rows.length - 1) text += separator;
-  }
-  return text;
-}
-
-/**
- * One row's object from its columns' text (compile-export.ts says which text is what), byte for
- * byte PostgreSQL's to_json of the row: NULL is null, and JSON.stringify escapes a string exactly
- * as to_json does (\" \\ \b \f \n \r \t, other characters below U+0020 as \u00xx, the rest as
- * they are; __tests__/integration/export-json-text.test.ts compares them).
- */
-function jsonRow(row: readonly (string | null)[], keys: readonly string[], json: readonly JsonText[]): string {
-  let text = '{';
-  for (let k = 0; k < keys.length; k++) {
-    text += keys[k]!;
-    const v = row[k];
-    if (v === null || v === undefined) {
-      text += 'null';
-      continue;
-    }
-    switch (json[k]) {
-      case 'raw':
-        text += v;
-        break;
-      case 'number':
-        text += v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? `"${v}"` : v;
-        break;
-      case 'bool':
-        text += v === 't' ? 'true' : 'false';
-        break;
-      case 'plainString':
-        text += `"${v}"`;
-        break;
-      case 'string':
-      default:
-        text += JSON.stringify(v);
-    }
-  }
-  return `${text}}`;
-}
-
 /** Needs quoting (RFC 4180, and as COPY ... CSV writes an empty string): empty, or a comma, quote, CR or LF. */
 const needsQuotes = /^$|[",\r\n]/;
-
-/**
- * CSV lines, each ended by CRLF: NULL is an empty field; a value that needs it is quoted with its
- * quotes doubled; `plain` columns (compile-export.ts) are never tested.
- */
-function csvLines(rows: readonly (readonly (string | null)[])[], plain: readonly boolean[]): string {
-  let text = '';
-  for (const row of rows) {
-    for (let k = 0; k < row.length; k++) {
-      const v = row[k];
-      if (k > 0) text += ',';
-      if (v === null || v === undefined) continue;
-      text += plain[k] === true || !needsQuotes.test(v) ? v : `"${v.replace(/"/g, '""')}"`;
-    }
-    text += '\r\n';
-  }
-  return text;
-}
 
 /** A header name, quoted as a field is. */
 function csvName(name: string): string {

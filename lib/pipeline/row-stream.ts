@@ -4,14 +4,21 @@
  * database errors, consumed by lib/http/write-export.ts. The consumer asks for the next batch
  * only once it has written the previous one, so memory holds a batch or two, whatever the count.
  */
+export interface ExportBatch {
+  readonly rows: number;
+  /** The chunks' length in total. */
+  readonly bytes: number;
+  readonly chunks: readonly Buffer[];
+}
+
 export interface RowStream {
   /**
-   * The next batch: each row's columns as PostgreSQL's text (null for NULL), in order; which
-   * column is what is said by plan.shape. Null once all rows are read (the transaction is then
-   * over and the connection released). Rejects when the database fails mid-stream; the
-   * connection is released then too.
+   * The next batch, already in the response's format (plan.shape: its CSV lines, NDJSON lines or
+   * JSON array members, commas included; lib/db/export-row-encoder.ts). Null once all rows are
+   * read (the transaction is then over and the connection released). Rejects when the database
+   * fails mid-stream; the connection is released then too.
    */
-  next(): Promise<readonly (readonly (string | null)[])[] | null>;
+  next(): Promise<ExportBatch | null>;
   /**
    * Stops early (the client went away, or writing failed): cancels a fetch that is running, ends
    * the transaction and releases the connection. Safe to call at any time, more than once.
