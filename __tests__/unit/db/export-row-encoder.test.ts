@@ -1,16 +1,7 @@
 import { ExportRowEncoder, type EncoderShape } from '../../../lib/db/export-row-encoder';
+import { dataRowPayload } from '../../support/backend-messages';
 
-/** A DataRow's payload (int16 field count, then int32 length and bytes per field; -1 for NULL). */
-const payload = (...fields: (string | null)[]): Buffer => {
-  const parts: Buffer[] = [Buffer.alloc(2)];
-  parts[0]!.writeInt16BE(fields.length);
-  for (const f of fields) {
-    const len = Buffer.alloc(4);
-    len.writeInt32BE(f === null ? -1 : Buffer.byteLength(f));
-    parts.push(len, ...(f === null ? [] : [Buffer.from(f)]));
-  }
-  return Buffer.concat(parts);
-};
+const payload = dataRowPayload;
 
 function encode(shape: EncoderShape, rows: (string | null)[][]): { text: string; rows: number; bytes: number } {
   const encoder = new ExportRowEncoder(shape);

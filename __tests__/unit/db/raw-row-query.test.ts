@@ -1,25 +1,10 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { RawRowQuery } from '../../../lib/db/raw-row-query';
+import { backendMessage, dataRowPayload } from '../../support/backend-messages';
 
-/** One backend message: type byte, int32 length (itself included), payload. */
-const message = (type: string, payload: Buffer): Buffer => {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(payload.length + 4, 1);
-  return Buffer.concat([head, payload]);
-};
-
-const dataRow = (...fields: (string | null)[]): Buffer => {
-  const parts: Buffer[] = [Buffer.alloc(2)];
-  parts[0]!.writeInt16BE(fields.length);
-  for (const f of fields) {
-    const len = Buffer.alloc(4);
-    len.writeInt32BE(f === null ? -1 : Buffer.byteLength(f));
-    parts.push(len, ...(f === null ? [] : [Buffer.from(f)]));
-  }
-  return message('D', Buffer.concat(parts));
-};
+const message = backendMessage;
+const dataRow = (...fields: (string | null)[]): Buffer => message('D', dataRowPayload(...fields));
 
 const rowDescription = message('T', Buffer.from('\0\0fake description'));
 const commandComplete = message('C', Buffer.from('FETCH 2\0'));
