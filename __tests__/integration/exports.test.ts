@@ -197,6 +197,19 @@ describe('the same command as a page', () => {
     expect(rows.every((r) => r.owner_id === 2)).toBe(true);
   });
 
+  it('answers 404 like the page route when the parent row is hidden (another tenant\'s) or missing', async () => {
+    for (const path of ['/owners/3/items', '/owners/999/items']) {
+      const page = await rawGet(main.port, path, 'application/json');
+      expect(page.status).toBe(404);
+      for (const accept of [NDJSON, CSV]) {
+        const res = await rawGet(main.port, path, accept);
+        expect({ path, accept, status: res.status, code: (JSON.parse(res.body) as { code: string }).code }).toEqual({ path, accept, status: 404, code: 'NOT_FOUND' });
+      }
+    }
+    // Tenant B owns owner 3: its (empty or not) export is a 200.
+    expect((await rawGet(main.port, '/owners/3/items', NDJSON, tokenB)).status).toBe(200);
+  });
+
   it('applies the access policy: a column the policy hides is not exported', async () => {
     const hidden = await serve({ access: { policy: { default_decision: 'allow', tables: { items: { operations: ['read'], read_columns: { except: ['price'] } } } } } } as Partial<GatewayOptions>);
     const res = await rawGet(hidden.port, '/items?id=lte.3', NDJSON);

@@ -132,6 +132,12 @@ export interface Plan {
   readonly schema?: string;
   /** `Prefer: tx=rollback` (the PostgREST dialect): the transaction is rolled back after the statement. */
   readonly rollback?: boolean;
+  /**
+   * An export of a child route: a statement whose one row's one column is `'true'` when the
+   * parent row is visible. Execute runs it before opening the cursor, so that a hidden parent is
+   * a 404 as on the page route, not an empty export (docs/querying.md, "Exports").
+   */
+  readonly parentCheck?: CompiledQuery;
   /** The PostgREST dialect's `request.*` settings (set by execute, from the request). */
   readonly request?: { readonly claims: string; readonly method: string; readonly path: string; readonly headers: string };
 }

@@ -137,6 +137,11 @@ function compileParentCondition(row: Sql, parent: ParentScope): Sql {
   return sql`(${join(fk.columns.map((c) => sql`${row}.${ident(c.name)}`))}) IN (SELECT ${referenced} FROM ${ident(parent.table.schema, parent.table.name)} AS _pa WHERE ${parentKey(parent)})`;
 }
 
+/** One row, one column: `'true'` when the parent row of a child route is visible (an export's parentCheck). */
+export function compileParentVisible(parent: ParentScope): Sql {
+  return sql`SELECT (${compileParentExists(parent)})::text`;
+}
+
 function compileParentExists(parent: ParentScope): Sql {
   return sql`EXISTS (SELECT 1 FROM ${ident(parent.table.schema, parent.table.name)} AS _pa WHERE ${parentKey(parent)})`;
 }

@@ -16,7 +16,7 @@ import { compileExplain } from './compile-explain';
 import { compileGet } from './compile-get';
 import { compileInsert } from './compile-insert';
 import { compileExport } from './compile-export';
-import { compileList } from './compile-list';
+import { compileList, compileParentVisible } from './compile-list';
 import { compilePlan } from './compile-plan';
 import { compileRead } from './compile-read';
 import { compileRpc, compileRpcRead } from './compile-rpc';
@@ -30,6 +30,7 @@ export function createCompileStage(): Stages['compile'] {
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
     const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...postgrestPlan(command) };
+    if (command.kind === 'list' && command.export && command.parent) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
     if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true) {

@@ -53,6 +53,13 @@ export function createExecuteStage(): Stages['execute'] {
  */
 async function openStream(ctx: ExecuteContext, plan: QueryPlan): Promise<Result> {
   if (!ctx.db.stream) throw new Error('the Database cannot stream an export');
+  // A child route whose parent row is hidden or missing is a 404, as on the page route. Checked
+  // in its own short transaction first: the cursor's first batch cannot tell "no children" from
+  // "no visible parent".
+  if (plan.parentCheck && ctx.command.kind === 'list' && ctx.command.parent) {
+    const checked = await ctx.db.run(ctx.identity, { query: plan.parentCheck, readOnly: true, shape: { kind: 'value', value: 0 } });
+    if (checked.rows[0]?.[0] !== 'true') throw new GatewayError('NOT_FOUND', `No visible row of \`${ctx.command.parent.table.name}\` has that key.`);
+  }
   const stream = await ctx.db.stream(ctx.identity, plan);
   const context = errorContextOf(ctx.command);
   const mapped: RowStream = {
