@@ -15,18 +15,11 @@ import { parseOnConflict } from './parse-on-conflict';
 import { parsePrefer } from './parse-prefer';
 import { parseReturning } from './parse-returning';
 import { resolveBodyColumns } from './resolve-body-columns';
-import { bodyRowsOf } from './body-rows';
+import { batchRowsOf, bodyRowsOf } from './body-rows';
 
 export function parseInsert(table: Table, request: GatewayRequest, config: ResolvedConfig): InsertCommand {
   const body = parseJsonBody(request);
-  const batch = Array.isArray(body.value);
-  const rows: readonly unknown[] = batch ? (body.value as unknown[]) : [body.value];
-  if (rows.length > config.maxBatchSize) {
-    throw new GatewayError('PAYLOAD_TOO_LARGE', `The batch has ${rows.length} rows; at most ${config.maxBatchSize} are accepted (max_batch_size).`, {
-      details: { rows: rows.length, max_batch_size: config.maxBatchSize },
-      hint: 'Split the batch into several requests.',
-    });
-  }
+  const { batch, rows } = batchRowsOf(body.value, config.maxBatchSize);
   const columns = resolveBodyColumns(table, rows, batch);
   const preferences = parsePrefer(request.headers.prefer);
   // Missing keys in a batch row become NULL (PostgREST's default). Filling them with the column

@@ -18,7 +18,7 @@ import { GatewayError } from '../../../errors/gateway-error';
 import { PostgrestError } from '../../../errors/postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
 import type { Column, Table } from '../../../schema/schema-types';
-import { bodyRowsOf } from '../body-rows';
+import { batchRowsOf, bodyRowsOf } from '../body-rows';
 import { parseJsonBody } from '../parse-json-body';
 import { parseOnConflict } from '../parse-on-conflict';
 import { resolveBodyColumns } from '../resolve-body-columns';
@@ -46,12 +46,8 @@ export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: 
     case 'PUT': {
       if (method === 'POST' && where.length) throw bad(whereQuery[0]![0], 'a POST takes no filters');
       const body = parseJsonBody(request);
-      const batch = Array.isArray(body.value);
-      if (method === 'PUT' && batch) throw new PostgrestError('PGRST102', 'Invalid body for PUT: a single JSON object is expected');
-      const rows: readonly unknown[] = batch ? (body.value as unknown[]) : [body.value];
-      if (rows.length > ctx.config.maxBatchSize) {
-        throw new GatewayError('PAYLOAD_TOO_LARGE', `The batch has ${rows.length} rows; at most ${ctx.config.maxBatchSize} are accepted (max_batch_size).`, { details: { rows: rows.length, max_batch_size: ctx.config.maxBatchSize }, hint: 'Split the batch into several requests.' });
-      }
+      if (method === 'PUT' && Array.isArray(body.value)) throw new PostgrestError('PGRST102', 'Invalid body for PUT: a single JSON object is expected');
+      const { batch, rows } = batchRowsOf(body.value, ctx.config.maxBatchSize);
       const bodyColumns = pgrstColumns(table, () => resolveBodyColumns(table, columnsText === undefined ? rows : [], batch));
       const columns = columnsText === undefined ? bodyColumns : namedColumns(table, columnsText);
       let onConflict: OnConflict | null;
