@@ -10,6 +10,7 @@
  * items; any malformed text is PGRST100 with the position, never a throw of another kind.
  */
 import { PostgrestError } from '../../../errors/postgrest-error';
+import { clip as clipText } from '../resolve-names';
 
 export interface RawStep {
   readonly key: string;
@@ -154,6 +155,7 @@ export class SelectParser {
   }
 }
 
+/** Caller text in the dialect's messages: resolve-names.ts's clip, at 80 characters. */
 export function clip(text: string, max = 80): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  return clipText(text, max);
 }
