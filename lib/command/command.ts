@@ -3,7 +3,7 @@
  * stages `switch (command.kind)` exhaustively: adding a kind fails the build until every stage
  * handles it. Every name in here is a resolved schema object, never caller text.
  */
-import type { Column, DbFunction, ForeignKey, FunctionArg, Table } from '../schema/schema-types';
+import type { Column, DbFunction, ForeignKey, FunctionArg, Relation, Table } from '../schema/schema-types';
 
 export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'like' | 'ilike' | 'is_null' | 'contains';
 
@@ -44,17 +44,6 @@ export interface KeyValue {
  * FK columns (many-to-one / one-to-one); `reverse`: the target holds them (one-to-many, or
  * one-to-one when the FK columns are unique there).
  */
-export interface Relation {
-  /** The name the caller used in `expand`, and the key of the expanded value in each row. */
-  readonly name: string;
-  readonly foreignKey: ForeignKey;
-  readonly direction: 'forward' | 'reverse';
-  /** The table on the other side. */
-  readonly target: Table;
-  /** `one` renders an object or null, `many` an array. */
-  readonly cardinality: 'one' | 'many';
-}
-
 /** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
 /**
  * Something a policy may restrict to some rows: `rowFilters` are conditions the policy adds (the

@@ -15,8 +15,7 @@
  *   - the FK constraint's name.
  * A reverse relation whose FK columns are unique in the referencing table is one-to-one.
  */
-import type { Relation } from '../command/command';
-import type { ForeignKey, Table } from './schema-types';
+import type { ForeignKey, Relation, Table } from './schema-types';
 
 export interface NamedRelation {
   /** The relation (its `name` is the preferred unambiguous name, see `preferredName`). */

@@ -51,6 +51,18 @@ export interface ForeignKey {
   readonly referencedColumns: readonly Column[];
 }
 
+/** A foreign key seen from one of its two tables: the name a caller uses for it and the table on the other side. */
+export interface Relation {
+  /** The name the caller used in `expand`, and the key of the expanded value in each row. */
+  readonly name: string;
+  readonly foreignKey: ForeignKey;
+  readonly direction: 'forward' | 'reverse';
+  /** The table on the other side. */
+  readonly target: Table;
+  /** `one` renders an object or null, `many` an array. */
+  readonly cardinality: 'one' | 'many';
+}
+
 export interface Table {
   readonly schema: string;
   readonly name: string;

@@ -6,9 +6,9 @@
  * cardinality. Several candidates: PGRST201 (300) listing them, so the caller adds `!hint`; none:
  * PGRST200. Never: invents a relationship that is not a discovered foreign key.
  */
-import type { EmbedLink, Junction, Relation } from '../../../command/command';
+import type { EmbedLink, Junction } from '../../../command/command';
 import { PostgrestError } from '../../../errors/postgrest-error';
-import type { ForeignKey, SchemaCache, Table } from '../../../schema/schema-types';
+import type { ForeignKey, Relation, SchemaCache, Table } from '../../../schema/schema-types';
 
 export interface FoundLink {
   readonly link: EmbedLink;
