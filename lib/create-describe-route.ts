@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import { fullAccess, type CallerAccess } from './describe/caller-access';
 import { databaseTypes } from './describe/database-types';
 import { openApiDocument } from './describe/openapi-document';
-import type { ResolvedConfig } from './config/resolved-config';
+import type { ResolvedConfig } from './pipeline/resolved-config';
 import { GatewayError } from './errors/gateway-error';
 import { sendJson } from './http/send-error';
 import type { GatewayRequest } from './pipeline/gateway-request';

@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { howToSet } from './config/resolve-config';
-import type { ResolvedConfig } from './config/resolved-config';
+import type { ResolvedConfig } from './pipeline/resolved-config';
 import { checkRole } from './db/check-role';
 import { createDatabase } from './db/create-database';
 import { createReplicaPool, replicaAddress } from './db/create-replica-pool';

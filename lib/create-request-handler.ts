@@ -7,7 +7,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Command } from './command/command';
-import type { ResolvedConfig } from './config/resolved-config';
+import type { ResolvedConfig } from './pipeline/resolved-config';
 import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { isSchemaDrift } from './errors/sqlstate-meaning';
 import type { DescribeRoute } from './create-describe-route';

@@ -1,7 +1,8 @@
 export { createGateway } from './create-gateway';
 export type { Gateway } from './create-gateway';
-export type { GatewayOptions, MetricsOptions } from './config/gateway-options';
-export type { ResolvedConfig } from './config/resolved-config';
+export type { GatewayOptions } from './config/gateway-options';
+export type { MetricsOptions } from './ops/metrics';
+export type { ResolvedConfig } from './pipeline/resolved-config';
 export type { GssOptions, GssContext, GssContextFactory, GssToken, GssTokenCallback } from './db/connection/gss/gss-options';
 export { GatewayError } from './errors/gateway-error';
 export { GatewayConfigError } from './errors/gateway-config-error';

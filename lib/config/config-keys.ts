@@ -8,7 +8,7 @@
  * The tables are keyed by the ResolvedConfig field name and checked with `satisfies`, so adding a
  * field to ResolvedConfig without a row here (or the reverse) fails the build.
  */
-import type { AccessConfig, ResolvedConfig } from './resolved-config';
+import type { AccessConfig, ResolvedConfig } from '../pipeline/resolved-config';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 

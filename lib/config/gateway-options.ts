@@ -4,11 +4,11 @@
  * `resolveConfig` rejects any other key, so a typo fails loudly instead of leaving a security
  * setting at its default.
  */
-import type { Registry } from 'prom-client';
 import type { PgPool } from '../db/pg-pool';
+import type { MetricsOptions } from '../ops/metrics';
 import type { GssOptions } from '../db/connection/gss/gss-options';
 import type { StageOverrides } from '../pipeline/stage-types';
-import type { ResolvedConfig } from './resolved-config';
+import type { ResolvedConfig } from '../pipeline/resolved-config';
 
 export interface AccessOptions {
   /** Default: true when `path` or `policy` is given, else false. */
@@ -17,16 +17,6 @@ export interface AccessOptions {
   readonly path?: string;
   /** Inline policy, same snake_case keys as a policy file. Give `path` or `policy`, not both. */
   readonly policy?: Readonly<Record<string, unknown>>;
-}
-
-/** Where the gateway's Prometheus metrics go (docs/configuration.md, "Options form"). */
-export interface MetricsOptions {
-  /** A prom-client Registry of the host's: the gateway registers its series there. Default: one of its own. */
-  readonly registry?: Registry;
-  /** Start of every metric name; default `tablegate_`. Two gateways sharing a registry need different ones. */
-  readonly prefix?: string;
-  /** prom-client's process metrics: default on with the gateway's own registry, off with a host's. */
-  readonly defaultMetrics?: boolean;
 }
 
 export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> {

@@ -22,7 +22,7 @@ import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
 import { nestedKeyError } from './nested-key-error';
 import type { ConfigFileValues } from './load-config-file';
-import type { AccessConfig, RateLimitConfig, ResolvedConfig } from './resolved-config';
+import type { AccessConfig, RateLimitConfig, ResolvedConfig } from '../pipeline/resolved-config';
 
 /** Options that are not configuration values, so they have no gw.toml key. */
 const nonConfigOptions: Readonly<Record<string, Readonly<Record<string, unknown>> | boolean>> = {

@@ -6,7 +6,7 @@
 import PgPool = require('pg-pool');
 import type pg from 'pg';
 import createDebug from 'debug';
-import type { ResolvedConfig } from '../config/resolved-config';
+import type { ResolvedConfig } from '../pipeline/resolved-config';
 import type { ConnectionPolicy } from './connection/create-connection-policy';
 
 const log = createDebug('tablegate:pool');

@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import createDebug from 'debug';
-import type { ResolvedConfig } from '../config/resolved-config';
+import type { ResolvedConfig } from '../pipeline/resolved-config';
 import { createConnectionPolicy } from './connection/create-connection-policy';
 import type { GssOptions } from './connection/gss/gss-options';
 import { createPool } from './create-pool';

@@ -6,7 +6,7 @@
  * (docs/security.md, "Browsers and CORS").
  */
 import type { CorsOptions } from 'cors';
-import type { ResolvedConfig } from '../config/resolved-config';
+import type { ResolvedConfig } from '../pipeline/resolved-config';
 import { readPrimaryHeader } from './read-primary-header';
 
 /** Request headers a browser app may send: those the gateway reads (never the dev-mode headers). */

@@ -13,7 +13,7 @@ import createDebug from 'debug';
 import type { Request, Response } from 'express';
 import { MemoryStore, rateLimit } from 'express-rate-limit';
 import type { Store } from 'express-rate-limit';
-import type { RateLimitConfig } from '../config/resolved-config';
+import type { RateLimitConfig } from '../pipeline/resolved-config';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { PostgresRateLimitStore, rateLimitTable } from './postgres-rate-limit-store';

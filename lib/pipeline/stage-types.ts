@@ -5,7 +5,7 @@
  * wrap it (`(ctx, next) => narrow(next(ctx))`).
  */
 import type { Command } from '../command/command';
-import type { ResolvedConfig } from '../config/resolved-config';
+import type { ResolvedConfig } from './resolved-config';
 import type { GatewayRequest } from './gateway-request';
 import type { SchemaCache } from '../schema/schema-types';
 import type { Identity } from './identity';

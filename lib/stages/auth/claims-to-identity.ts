@@ -17,7 +17,7 @@
  * - `claims` holds every claim except the seven above; registered claims (`exp`, `iat`, `nbf`,
  *   `aud`, `iss`, `sub`, `jti`) are kept there, so a policy or host middleware can read them.
  */
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { AuthFailureReason } from '../../pipeline/auth-failure-reasons';
 import type { Identity } from '../../pipeline/identity';

@@ -16,7 +16,7 @@
  * checked here: jose checks it only together with a maximum token age.
  */
 import { jwtVerify, type JWTPayload } from 'jose';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Stages } from '../../pipeline/stage-types';
 import { claimsToIdentity, invalidTokenError } from './claims-to-identity';

@@ -9,7 +9,7 @@
  * A header that is absent or empty counts as not given; when none of the three is given the
  * request has no credentials.
  */
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { identityTextProblem } from './claims-to-identity';

@@ -9,7 +9,7 @@
  */
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
 import { isLoopbackHost } from '../../http/loopback';
 import { createRemoteKeySet, type KeyResolver, type RemoteKeySet } from './remote-key-set';

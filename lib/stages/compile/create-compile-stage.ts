@@ -6,7 +6,7 @@
  */
 import type { Command } from '../../command/command';
 import { assertNever } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { compileSql, type Sql } from '../../sql/sql';
 import type { Plan } from '../../pipeline/plan';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';

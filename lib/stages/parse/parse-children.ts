@@ -8,7 +8,7 @@
  * name of lib/schema/relations.ts.
  */
 import type { ExportFormat, ListCommand } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { relationsNamed } from '../../schema/relations';

@@ -1,5 +1,5 @@
 import type { ExplainCommand } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import type { Table } from '../../schema/schema-types';
 import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseList } from './parse-list';

@@ -6,7 +6,7 @@
  * `max_batch_size` (413) or a key that is not a writable column (400, `details.row` in batches).
  */
 import type { InsertCommand } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';

@@ -5,7 +5,7 @@
  */
 import type { Column, Table } from '../../schema/schema-types';
 import type { ExportFormat, Filter, ListCommand, ParentScope, Search, SortKey } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { CursorCodec } from '../../pipeline/cursor-codec';
 import { parseExpand } from './parse-expand';

@@ -7,7 +7,7 @@
  * through that is not a discovered function of an exposed schema.
  */
 import type { ContractsCommand, RpcArgument, RpcCommand } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { SchemaCache } from '../../schema/schema-types';

@@ -5,7 +5,7 @@
  * not a writable column (400 before any SQL).
  */
 import type { UpdateCommand } from '../../command/command';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Table } from '../../schema/schema-types';

@@ -5,7 +5,7 @@
  */
 import * as TOML from '@iarna/toml';
 import { readConfiguredFile } from '../../config/read-configured-file';
-import type { AccessConfig } from '../../config/resolved-config';
+import type { AccessConfig } from '../../pipeline/resolved-config';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
 import { type AccessPolicy, toAccessPolicy } from './access-policy';
 

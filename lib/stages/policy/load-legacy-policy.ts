@@ -5,7 +5,7 @@
  */
 import yaml from 'js-yaml';
 import { readConfiguredFile } from '../../config/read-configured-file';
-import type { ResolvedConfig } from '../../config/resolved-config';
+import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { GatewayConfigError } from '../../errors/gateway-config-error';
 import { type LegacyPolicy, toLegacyPolicy } from './legacy-policy';
 

@@ -14,7 +14,7 @@
 import type { CastType, Condition, Embed, FieldItem, FieldRef, JsonStep, OrderTerm, ReadCommand, ReadNode, SelectItem } from '../../../command/command';
 import { castTypes } from '../../../command/command';
 import type { AggregateFn } from '../../../command/command';
-import type { ResolvedConfig } from '../../../config/resolved-config';
+import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { nearestName } from '../../../errors/nearest-name';
 import { PostgrestError } from '../../../errors/postgrest-error';

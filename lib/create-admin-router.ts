@@ -8,14 +8,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError } from '../errors/gateway-error';
-import { sendError, sendJson } from '../http/send-error';
+import { GatewayError } from './errors/gateway-error';
+import { sendError, sendJson } from './http/send-error';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { SchemaCache } from '../schema/schema-types';
-import type { ReplicaStatus } from '../db/replica-set';
-import { version } from '../version';
-import type { Metrics } from './metrics';
+import type { SchemaCache } from './schema/schema-types';
+import type { ReplicaStatus } from './db/replica-set';
+import { version } from './version';
+import type { Metrics } from './ops/metrics';
 
 export interface AdminSources {
   readonly adminToken: string | undefined;
