@@ -1,7 +1,7 @@
 /** queryPattern reads the command only: parse records what the request gave; an unknown kind has no pattern. */
 import { randomBytes } from 'node:crypto';
 import type { Command } from '../../../lib/command/command';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';

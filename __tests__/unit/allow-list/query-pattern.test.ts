@@ -1,6 +1,6 @@
 /** Query patterns and the query allow-list stage without a database. */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';

@@ -6,6 +6,9 @@
  *   ops/, describe/) import no file under stages/.
  * - A file whose name contains "render" imports no compile file.
  * - No import cycle, type-only imports included.
+ * - No two folders import each other, directly or round a longer loop (a folder is a top-level
+ *   folder of lib/, each stages/<stage> and doors/<door> its own, and the files at lib/'s top one more):
+ *   two folders that import each other are one room or a missing floor.
  * - No comment cites a document outside the repository ("contract §", "gateway spec").
  */
 import * as fs from 'node:fs';
@@ -25,6 +28,7 @@ export function checkLayering(libRoot: string): Layering {
   const files = sourceFiles(libRoot);
   const rel = (file: string): string => path.relative(libRoot, file).split(path.sep).join('/');
   const graph = new Map<string, string[]>();
+  const folderEdges = new Map<string, Map<string, string>>();
   const problems: string[] = [];
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
@@ -39,13 +43,32 @@ export function checkLayering(libRoot: string): Layering {
       const [fromStage, toStage] = [stageOf(from), stageOf(to)];
       if (fromStage !== undefined && toStage !== undefined && fromStage !== toStage) problems.push(`${from} imports ${to} (a stage imports another stage)`);
       if (path.basename(from).includes('render') && /(^|\/)compile/.test(to)) problems.push(`${from} imports ${to} (render reads compile's internals)`);
+      const [fromFolder, toFolder] = [folderOf(from), folderOf(to)];
+      if (fromFolder !== toFolder) {
+        const edges = folderEdges.get(fromFolder) ?? new Map<string, string>();
+        if (!edges.has(toFolder)) edges.set(toFolder, `${from} imports ${to}`);
+        folderEdges.set(fromFolder, edges);
+      }
     }
     graph.set(file, deps);
     const cites = text.match(OUTSIDE_CITATION);
     if (cites) problems.push(`${from} cites a document outside the repository (${cites.length}x)`);
   }
   for (const cycle of cyclesOf(graph)) problems.push(`import cycle: ${cycle.map(rel).join(' -> ')}`);
+  const folderGraph = new Map([...folderEdges].map(([folder, edges]) => [folder, [...edges.keys()]]));
+  for (const loop of cyclesOf(folderGraph)) {
+    const inLoop = new Set(loop);
+    const witnesses = loop.flatMap((folder) => [...(folderEdges.get(folder) ?? [])].filter(([to]) => inLoop.has(to)).map(([, why]) => why));
+    problems.push(`folders import each other: ${loop.join(', ')} (${witnesses.join('; ')})`);
+  }
   return { files: files.length, problems };
+}
+
+/** The folder an import's file belongs to, for the folder-level direction: see the header. */
+function folderOf(relPath: string): string {
+  const parts = relPath.split('/');
+  if (parts.length === 1) return '.';
+  return parts[0] === 'stages' || parts[0] === 'doors' ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
 function stageOf(relPath: string): string | undefined {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { checkLayering } from './check-layering';
 
 describe('lib/ layering', () => {
-  it('has no stage importing another stage, no lower floor importing a stage, no render importing compile, no cycle, no outside citation', () => {
+  it('has no stage importing another stage, no lower floor importing a stage, no render importing compile, no cycle, no two folders importing each other, no outside citation', () => {
     const { files, problems } = checkLayering(path.resolve(__dirname, '../../../lib'));
     expect(files).toBeGreaterThan(100);
     expect(problems).toEqual([]);
@@ -55,6 +55,29 @@ describe('checkLayering itself', () => {
     write('pipeline/plan.ts', "import type { Result } from './result';\nexport interface Plan { readonly r: Result }\n");
     write('pipeline/result.ts', "import type { Plan } from './plan';\nexport interface Result { readonly p?: Plan }\n");
     expect(checkLayering(root).problems).toEqual(['import cycle: pipeline/plan.ts -> pipeline/result.ts']);
+  });
+
+  it('reports two folders that import each other, and a loop of three, naming one import of each step', () => {
+    write('config/resolved-config.ts', 'export interface ResolvedConfig { readonly x: number }\n');
+    write('config/resolve-config.ts', "import type { Plan } from '../pipeline/plan';\nexport type C = Plan;\n");
+    write('pipeline/stage-types.ts', "import type { ResolvedConfig } from '../config/resolved-config';\nexport type S = ResolvedConfig;\n");
+    expect(checkLayering(root).problems).toEqual([
+      'folders import each other: config, pipeline (config/resolve-config.ts imports pipeline/plan.ts; pipeline/stage-types.ts imports config/resolved-config.ts)',
+    ]);
+    write('pipeline/stage-types.ts', 'export type S = number;\n');
+    write('db/create-pool.ts', "import type { ResolvedConfig } from '../config/resolved-config';\nexport type D = ResolvedConfig;\n");
+    write('pipeline/database.ts', "import type { D } from '../db/create-pool';\nexport type P = D;\n");
+    expect(checkLayering(root).problems).toEqual([
+      'folders import each other: config, db, pipeline (config/resolve-config.ts imports pipeline/plan.ts; db/create-pool.ts imports config/resolved-config.ts; pipeline/database.ts imports db/create-pool.ts)',
+    ]);
+  });
+
+  it('counts each stage as a folder of its own, and a parent folder with its subfolders as one', () => {
+    write('stages/compile/compile-get.ts', "import type { Plan } from '../../pipeline/plan';\nexport type G = Plan;\n");
+    write('http/postgrest/render.ts', "import { x } from '../digest';\nexport const y = x;\n");
+    write('http/digest.ts', "import type { R } from './postgrest/types';\nexport const x = 1;\n");
+    write('http/postgrest/types.ts', 'export type R = number;\n');
+    expect(checkLayering(root).problems).toEqual([]);
   });
 
   it('reports a comment citing a document outside the repository', () => {

@@ -2,7 +2,7 @@
  * Runs the auth stage the way the pipeline does (it may return a promise) and captures its error.
  */
 import jwt from 'jsonwebtoken';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createAuthStage } from '../../../lib/stages/auth/create-auth-stage';
 import type { Identity } from '../../../lib/pipeline/identity';

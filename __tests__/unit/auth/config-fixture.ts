@@ -2,7 +2,7 @@
  * A complete ResolvedConfig with the documented defaults (contract §2), for unit tests that
  * need a config without going through `resolveConfig`. Pass overrides for what a test is about.
  */
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 
 export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedConfig {
   return Object.freeze({

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
 import { createAuthStage } from '../../../lib/stages/auth/create-auth-stage';
 import { authenticate, expectInvalidToken, rejection, secret, sign } from './auth-test-helpers';

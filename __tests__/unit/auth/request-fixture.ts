@@ -1,7 +1,7 @@
 /**
  * Hand-made GatewayRequest / BaseContext values for stage unit tests (no HTTP, no database).
  */
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { BaseContext } from '../../../lib/pipeline/stage-types';
 

@@ -5,7 +5,7 @@
  * gateway's role may not name. The behaviour against PostgreSQL is in kinds-read.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { Column } from '../../../lib/schema/schema-types';
 import { compileSql } from '../../../lib/sql/sql';

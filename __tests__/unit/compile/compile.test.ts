@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';

@@ -3,7 +3,7 @@
  * order renders the same body when its shape says so, and a shape of the wrong kind is refused.
  */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { renderResult } from '../../../lib/http/render-result';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import type { ResultShape } from '../../../lib/pipeline/plan';

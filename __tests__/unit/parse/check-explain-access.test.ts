@@ -2,7 +2,7 @@
  * checkExplainAccess: _explain only for the roles in explain_roles, the scopes in explain_scopes,
  * or anybody in dev mode; FORBIDDEN for everyone else.
  */
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { anonymousIdentity, type Identity } from '../../../lib/pipeline/identity';
 import { checkExplainAccess } from '../../../lib/stages/parse/check-explain-access';

@@ -4,7 +4,7 @@
  * taken as written.
  */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';

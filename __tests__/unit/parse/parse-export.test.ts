@@ -3,7 +3,7 @@
  * becomes an export, its row cap, the refusals, and the export's own query pattern.
  */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { isGatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';

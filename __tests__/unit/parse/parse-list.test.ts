@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ListCommand } from '../../../lib/command/command';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseList } from '../../../lib/stages/parse/parse-list';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { toGatewayError } from '../../../lib/db/to-gateway-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { digestRequest, MAX_QUERY_PARAMETERS } from '../../../lib/http/digest-request';

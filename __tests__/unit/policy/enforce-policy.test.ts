@@ -1,6 +1,6 @@
 /** The policy stage without a database: validation, rule lookup, checks and narrowing of commands. */
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';

@@ -2,7 +2,7 @@
  * The policy reads the write body from the command (parse's rows), never from the request and
  * never by parsing it again: the legacy `filter` check of inserted and updated rows.
  */
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { anonymousIdentity } from '../../../lib/pipeline/identity';

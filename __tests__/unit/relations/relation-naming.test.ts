@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { relationNames, relationsOf } from '../../../lib/schema/relations';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ListCommand } from '../../../lib/command/command';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { renderResult } from '../../../lib/http/render-result';

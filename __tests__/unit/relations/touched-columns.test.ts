@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Column, Table } from '../../../lib/schema/schema-types';
 import type { Command } from '../../../lib/command/command';
 import { touchedColumns } from '../../../lib/command/touched-columns';
-import type { ResolvedConfig } from '../../../lib/config/resolved-config';
+import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
