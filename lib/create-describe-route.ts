@@ -17,6 +17,7 @@ import { openApiDocument } from './describe/openapi-document';
 import type { ResolvedConfig } from './pipeline/resolved-config';
 import { GatewayError } from './errors/gateway-error';
 import { sendJson } from './http/send-error';
+import type { DescribedGrammar } from './pipeline/door';
 import type { GatewayRequest } from './pipeline/gateway-request';
 import type { BaseContext, Stages } from './pipeline/stage-types';
 import type { DbFunction, SchemaCache } from './schema/schema-types';
@@ -38,6 +39,8 @@ export interface DescribeRoute {
 
 export function createDescribeRoute(deps: {
   readonly config: ResolvedConfig;
+  /** The query grammar the mount's door documents (lib/pipeline/door.ts). */
+  readonly grammar: DescribedGrammar;
   readonly auth: Stages['auth'];
   readonly access?: AccessPolicy | undefined;
   readonly legacy?: LegacyPolicy | undefined;
@@ -50,6 +53,7 @@ export function createDescribeRoute(deps: {
   const options = (schema: SchemaCache, access: CallerAccess, serverUrl: string) => ({
     schema,
     access,
+    grammar: deps.grammar,
     ...(deps.callable ? { callable: deps.callable } : {}),
     config: {
       requireAuth: config.requireAuth,

@@ -25,7 +25,6 @@ import { NamedStatements } from './db/named-statements';
 import { probeNamedStatements } from './db/probe-named-statements';
 import { relationExists } from './db/relation-exists';
 import { answerOptions } from './http/answer-options';
-import { defaultResponder, postgrestResponder } from './http/responder';
 import { createAdminRouter } from './create-admin-router';
 import { Drain } from './ops/drain';
 import { Metrics, type ReloadReason } from './ops/metrics';
@@ -47,9 +46,10 @@ import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
 import { createRequestHandler } from './create-request-handler';
 import { createDescribeRoute } from './create-describe-route';
-import { createParseStage } from './stages/parse/create-parse-stage';
-import { UnknownTableError } from './stages/parse/resolve-names';
-import { createPostgrestParseStage } from './stages/parse/postgrest/create-postgrest-parse-stage';
+import { createRestDoor } from './doors/rest/rest-door';
+import { UnknownTableError } from './doors/shared/resolve-names';
+import { createPostgrestDoor } from './doors/postgrest/postgrest-door';
+import type { Door } from './pipeline/door';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
 import { loadAccessPolicy } from './stages/policy/load-access-policy';
@@ -92,20 +92,24 @@ export function createGateway(options: GatewayOptions): Gateway {
   const legacyPolicy = loadLegacyPolicy(config);
   // Read once: the allow-list stage and the OpenAPI document (what a caller may call) share it.
   const functionAllowList = config.rpcAllowlistPath === undefined ? undefined : loadFunctionAllowList(config.rpcAllowlistPath);
+  const exportStats = new ExportStats();
+  // The way in this mount serves (docs/architecture.md, "Doors"): its parse stage, its responder,
+  // its hooks in execute and its grammar in the description. Picked once, here.
+  const rest = createRestDoor({ cursors, exportStats });
+  const door: Door = config.dialect === 'postgrest' ? createPostgrestDoor(config.schemas) : rest;
   const defaults: Stages = {
     auth: createAuthStage(config),
-    // dialect = postgrest: PostgREST's grammar, parsed into the same commands (docs/postgrest-dialect.md).
-    parse: config.dialect === 'postgrest' ? createPostgrestParseStage() : createParseStage(cursors),
+    parse: door.parse,
     policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
       ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),
     }),
     compile: createCompileStage(),
-    execute: createExecuteStage(),
+    execute: createExecuteStage(door.execute),
   };
   const stages = applyStageOverrides(defaults, options.stages);
-  const describe = createDescribeRoute({ config, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
+  const describe = createDescribeRoute({ config, grammar: door.describes ?? rest.describes!, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
@@ -119,7 +123,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const db = createDatabase(pool, { ...config, namedStatements });
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
   const replicas = createReadRouting(config, pool, db, options.gss);
-  const exportStats = new ExportStats();
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
@@ -225,16 +228,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  // How results and errors are written: the dialect's half of the parse/render pair.
-  const responder = config.dialect === 'postgrest' ? postgrestResponder(config.schemas) : defaultResponder(cursors);
   const handle = createRequestHandler({
     config,
     stages,
-    responder,
+    responder: door,
     describe,
     drain,
     metrics,
-    exportStats,
     limiter: limiter || undefined,
     whenStarted,
     schema: () => schema!,

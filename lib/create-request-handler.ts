@@ -1,6 +1,6 @@
 /**
  * The per-request path of a gateway (docs/architecture.md): digest the request, run the pipeline,
- * answer through the dialect's responder, and record the request's metrics and log line. In: the
+ * answer through the door's responder, and record the request's metrics and log line. In: the
  * parts createGateway built once. Out: an Express handler. Never: builds a stage, reads the
  * configuration file or the catalog itself, or answers twice (a drain that timed out owns the
  * response).
@@ -14,12 +14,10 @@ import type { DescribeRoute } from './create-describe-route';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readsFromPrimary } from './http/read-primary-header';
 import { readBody } from './http/read-body';
-import type { Responder } from './http/responder';
+import type { Responder } from './pipeline/door';
 import { serverTiming } from './http/server-timing';
-import { writeExport } from './http/write-export';
 import type { RateLimiter } from './ops/create-rate-limiter';
 import type { Drain } from './ops/drain';
-import type { ExportStats } from './ops/export-stats';
 import { logRequest } from './ops/log-request';
 import type { Metrics } from './ops/metrics';
 import type { Database } from './pipeline/database';
@@ -35,7 +33,6 @@ export interface RequestHandlerParts {
   readonly describe: DescribeRoute;
   readonly drain: Drain;
   readonly metrics: Metrics;
-  readonly exportStats: ExportStats;
   readonly limiter: RateLimiter | undefined;
   /** Resolves once the gateway has started (starting it again when the database was down). */
   whenStarted(): Promise<void>;
@@ -52,7 +49,7 @@ export interface RequestHandlerParts {
 }
 
 export function createRequestHandler(parts: RequestHandlerParts): (req: Request, res: Response) => Promise<void> {
-  const { config, stages, responder, describe, drain, metrics, exportStats, limiter } = parts;
+  const { config, stages, responder, describe, drain, metrics, limiter } = parts;
 
   /** Dev mode: `x-gw-query-pattern` tells a developer the line to add to the allow-list (docs/allow-list.md). */
   const showPattern = (res: Response, ctx: GatewayContext): void => {
@@ -105,9 +102,9 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       route = ctx.command!.kind;
       showPattern(res, ctx);
       timing();
-      // An export: written as its rows arrive (docs/querying.md, "Exports").
-      if (result.stream) return await writeExport(res, ctx.command!, ctx.plan!.shape, result.stream, exportStats, requestId);
-      responder.send(res, ctx.command!, ctx.plan!, result);
+      // A promise only when the door writes as rows arrive (an export, docs/querying.md, "Exports").
+      const sending = responder.send(res, ctx.command!, ctx.plan!, result, requestId);
+      if (sending) await sending;
     } catch (err) {
       if (ticket.aborted) return;
       const ctx = res.locals.gateway as GatewayContext | undefined;

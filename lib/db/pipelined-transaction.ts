@@ -32,6 +32,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { CompiledQuery } from '../sql/sql';
+import type { RequestSettings } from '../pipeline/database';
 import { BinaryRowTap, type BinaryRows } from './binary-row-tap';
 
 /** The subset of pg's internal Connection used here (pg/lib/connection.js). */
@@ -58,19 +59,12 @@ export interface TransactionSettings {
   readonly prepared: boolean;
   /** Ask for the plan statement's result columns in binary format (`x-gw-result-format: binary`). */
   readonly binaryResults?: boolean;
-  /** Roll the transaction back after the plan statement (`Prefer: tx=rollback`, the PostgREST dialect). */
+  /** Roll the transaction back after the plan statement (a dry run: `Prefer: tx=rollback`). */
   readonly rollback?: boolean;
-  /** The PostgREST dialect's `request.*` settings, set with the context (docs/postgrest-dialect.md, "Settings"). */
+  /** A door's `request.*` settings, set with the context (docs/architecture.md, "Doors"). */
   readonly request?: RequestSettings;
 }
 
-/** PostgREST's transaction-local `request.*` settings: JSON texts and the method and path. */
-export interface RequestSettings {
-  readonly claims: string;
-  readonly method: string;
-  readonly path: string;
-  readonly headers: string;
-}
 
 /** Per-connection prepared plan statements: text -> name, in least-recently-used order. */
 interface StatementCache {

@@ -14,6 +14,7 @@
 import { errorCatalogue, type ErrorCode } from '../errors/error-catalogue';
 import { relationsOf } from '../schema/relations';
 import type { Column, DbFunction, PgType, SchemaCache, Table } from '../schema/schema-types';
+import type { DescribedGrammar } from '../pipeline/door';
 import type { CallerAccess } from './caller-access';
 import { describedFunctions, describedTables, enumNames, type DescribedTable } from './described-schema';
 import { jsonSchemaOfType, orNull, type JsonSchema } from './json-schema-of-type';
@@ -30,6 +31,8 @@ export interface OpenApiOptions {
     readonly maxLimit: number;
     readonly rpcRequireSchemaQualified: boolean;
   };
+  /** The query grammar of the door the mount serves: its filter operators and reserved parameters (lib/pipeline/door.ts). */
+  readonly grammar: DescribedGrammar;
   /** Where the router is mounted, e.g. `/api` (the document's server URL). */
   readonly serverUrl: string;
   readonly version: string;
@@ -37,8 +40,6 @@ export interface OpenApiOptions {
 
 type Obj = Record<string, unknown>;
 
-const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'ilike', 'is_null', 'contains'] as const;
-const RESERVED = new Set(['select', 'sort', 'limit', 'offset', 'cursor', 'count', 'search', 'search_columns', 'expand', 'distinct', 'returning', 'fn', 'column']);
 
 export function openApiDocument(options: OpenApiOptions): Obj {
   const { schema, config } = options;
@@ -176,7 +177,7 @@ function tablePaths(
   const base = `/${table.name}`;
   const tag = table.name;
   const paths: Record<string, Obj> = {};
-  const filters = filterParameters(t.readColumns);
+  const filters = filterParameters(options.grammar, t.readColumns);
   const readNames = t.readColumns.map((c) => c.name);
   const relations = relationsOf(table).filter((r) => all.some((d) => d.table === r.relation.target));
   const expandNames = relations.map((r) => (r.relation.cardinality === 'many' ? `nested:${r.relation.name}` : r.relation.name));
@@ -300,7 +301,7 @@ function tablePaths(
           operationId: `list ${table.name} ${r.relation.name}`,
           tags: [tag],
           summary: `Rows of ${r.relation.target.name} that refer to one row of ${table.name}`,
-          parameters: [id, ...listParameters.filter((p) => !isTableSpecific(p)), ...childListParameters(child)],
+          parameters: [id, ...listParameters.filter((p) => !isTableSpecific(p)), ...childListParameters(options.grammar, child)],
           responses: { '200': json(listBody(rows.get(child.table)!), 'One page of child rows'), ...errors(400, 404) },
         },
       };
@@ -314,13 +315,13 @@ function isTableSpecific(p: Obj): boolean {
   return !('$ref' in p);
 }
 
-function childListParameters(child: DescribedTable): Obj[] {
+function childListParameters(grammar: DescribedGrammar, child: DescribedTable): Obj[] {
   const names = child.readColumns.map((c) => c.name);
   return [
     columnList('select', 'Columns to return, comma-separated.', names),
     columnList('search_columns', 'Text columns `search` looks in, comma-separated.', names),
     { name: 'distinct', in: 'query', required: false, schema: { type: 'string', enum: names } },
-    ...filterParameters(child.readColumns),
+    ...filterParameters(grammar, child.readColumns),
   ];
 }
 
@@ -339,11 +340,13 @@ function expandParameter(names: readonly string[]): Obj {
 }
 
 /** Both spellings of a filter (docs/querying.md): `col=op.value` and `col.op=value`. */
-function filterParameters(columns: readonly Column[]): Obj[] {
+function filterParameters(grammar: DescribedGrammar, columns: readonly Column[]): Obj[] {
+  const reserved = new Set(grammar.reservedParameters);
+  const opsOf = (c: Column): readonly string[] => (c.category === 'A' ? grammar.filterOperators : grammar.filterOperators.filter((op) => op !== 'contains'));
   const out: Obj[] = [];
   const seen = new Set<string>();
   const add = (p: Obj & { name: string }): void => {
-    if (RESERVED.has(p.name) || seen.has(p.name)) return;
+    if (reserved.has(p.name) || seen.has(p.name)) return;
     seen.add(p.name);
     out.push(p);
   };
@@ -354,10 +357,6 @@ function filterParameters(columns: readonly Column[]): Obj[] {
     for (const op of opsOf(c)) add({ name: `${c.name}.${op}`, in: 'query', required: false, schema: op === 'is_null' ? { type: 'string', enum: ['true', 'false'] } : { type: 'string' } });
   }
   return out;
-}
-
-function opsOf(c: Column): readonly string[] {
-  return c.category === 'A' ? FILTER_OPERATORS : FILTER_OPERATORS.filter((op) => op !== 'contains');
 }
 
 function sharedParameters(config: OpenApiOptions['config']): Obj {

@@ -15,8 +15,20 @@ export interface FailingRow {
   readonly error: unknown;
 }
 
-/** A plan with a statement to run. */
-export type QueryPlan = Plan & { readonly query: CompiledQuery };
+/**
+ * The transaction-local `request.*` settings a door may give its callers' SQL (request.jwt.claims,
+ * request.method, request.path, request.headers: docs/architecture.md, "Doors"): JSON texts and
+ * the method and path.
+ */
+export interface RequestSettings {
+  readonly claims: string;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: string;
+}
+
+/** A plan with a statement to run, and the door's `request.*` settings when it gives any (execute adds them). */
+export type QueryPlan = Plan & { readonly query: CompiledQuery; readonly request?: RequestSettings };
 
 export interface Database {
   /** Runs the plan in one transaction that first sets the caller's tenant context. */

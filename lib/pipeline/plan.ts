@@ -138,6 +138,4 @@ export interface Plan {
    * a 404 as on the page route, not an empty export (docs/querying.md, "Exports").
    */
   readonly parentCheck?: CompiledQuery;
-  /** The PostgREST dialect's `request.*` settings (set by execute, from the request). */
-  readonly request?: { readonly claims: string; readonly method: string; readonly path: string; readonly headers: string };
 }

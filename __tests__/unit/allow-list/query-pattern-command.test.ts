@@ -5,9 +5,9 @@ import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
-import { parseChildren } from '../../../lib/stages/parse/parse-children';
-import { parseExplain } from '../../../lib/stages/parse/parse-explain';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseChildren } from '../../../lib/doors/rest/parse/parse-children';
+import { parseExplain } from '../../../lib/doors/rest/parse/parse-explain';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { orders, schema } from '../relations/relations-fixture';
 
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;

@@ -8,7 +8,7 @@ import { createAllowListStage } from '../../../lib/stages/allow-list/create-allo
 import { parseQueryAllowList } from '../../../lib/stages/allow-list/query-allow-list';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import type { CommandContext } from '../../../lib/pipeline/stage-types';
 import { orders } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';

@@ -12,8 +12,8 @@ import { compileSql } from '../../../lib/sql/sql';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseKey } from '../../../lib/stages/parse/parse-key';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseKey } from '../../../lib/doors/rest/parse/parse-key';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { makeTable } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

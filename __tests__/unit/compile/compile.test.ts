@@ -3,8 +3,8 @@ import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseKey } from '../../../lib/stages/parse/parse-key';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseKey } from '../../../lib/doors/rest/parse/parse-key';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { compileSql, ident, integerLiteral, sql } from '../../../lib/sql/sql';
 import { orders, orderTags, weird } from '../support/schema-fixture';
 

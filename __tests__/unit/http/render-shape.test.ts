@@ -4,12 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
-import { renderResult } from '../../../lib/http/render-result';
+import { renderResult } from '../../../lib/doors/rest/respond/render-result';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import type { ResultShape } from '../../../lib/pipeline/plan';
 import { shapeOf } from '../../../lib/stages/compile/shape-of';
-import { parseList } from '../../../lib/stages/parse/parse-list';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
 import { testConfig } from '../auth/config-fixture';
 import { orders } from '../support/schema-fixture';
 import { items, writeRequest } from '../writes/write-fixture';

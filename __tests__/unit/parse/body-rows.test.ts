@@ -1,8 +1,8 @@
 /** The write commands carry their body rows as key -> value text, exact as received (no JSON.parse rounding). */
-import { bodyRowsOf } from '../../../lib/stages/parse/body-rows';
-import { splitJsonObject } from '../../../lib/stages/parse/split-json-object';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
-import { parseUpdate } from '../../../lib/stages/parse/parse-update';
+import { bodyRowsOf } from '../../../lib/doors/shared/body-rows';
+import { splitJsonObject } from '../../../lib/doors/shared/split-json-object';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
+import { parseUpdate } from '../../../lib/doors/rest/parse/parse-update';
 import { testConfig } from '../auth/config-fixture';
 import { items, writeRequest } from '../writes/write-fixture';
 

@@ -5,7 +5,7 @@
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { anonymousIdentity, type Identity } from '../../../lib/pipeline/identity';
-import { checkExplainAccess } from '../../../lib/stages/parse/check-explain-access';
+import { checkExplainAccess } from '../../../lib/doors/shared/check-explain-access';
 import type { ParseContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 

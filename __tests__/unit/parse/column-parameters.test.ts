@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseAggregate } from '../../../lib/doors/rest/parse/parse-aggregate';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { makeTable, weird } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

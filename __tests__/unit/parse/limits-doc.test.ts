@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_QUERY_PARAMETERS } from '../../../lib/http/digest-request';
-import { MAX_JSON_DEPTH, MAX_OBJECT_KEYS } from '../../../lib/stages/parse/parse-json-body';
-import { requestLimits } from '../../../lib/stages/parse/request-limits';
+import { MAX_JSON_DEPTH, MAX_OBJECT_KEYS } from '../../../lib/doors/shared/parse-json-body';
+import { requestLimits } from '../../../lib/doors/shared/request-limits';
 
 const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'querying.md'), 'utf8');
 const section = doc.slice(doc.indexOf('\n## Limits\n'));

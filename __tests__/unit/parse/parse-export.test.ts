@@ -7,8 +7,8 @@ import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { isGatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
-import { preferredFormat } from '../../../lib/stages/parse/parse-accept';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { preferredFormat } from '../../../lib/doors/rest/parse/parse-accept';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { orders } from '../relations/relations-fixture';
 
 const on = { defaultLimit: 100, maxLimit: 1000, maxExportRows: 50000 } as ResolvedConfig;

@@ -3,7 +3,7 @@ import type { ListCommand } from '../../../lib/command/command';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { auditLog, orders, weird } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

@@ -2,8 +2,8 @@
  * The PostgREST dialect's Prefer header of writes and calls (lib/stages/parse/postgrest/postgrest-prefer.ts)
  * and the response of a function's RAISE SQLSTATE 'PGRST' (lib/errors/postgrest-error.ts).
  */
-import { PostgrestError, raisedPostgrestError, RaisedPostgrestError } from '../../../lib/errors/postgrest-error';
-import { parsePostgrestPrefer } from '../../../lib/stages/parse/postgrest/postgrest-prefer';
+import { PostgrestError, raisedPostgrestError, RaisedPostgrestError } from '../../../lib/doors/postgrest/postgrest-error';
+import { parsePostgrestPrefer } from '../../../lib/doors/postgrest/parse/postgrest-prefer';
 
 describe('parsePostgrestPrefer', () => {
   it('reads return, missing, resolution, tx and lists what it applied', () => {

@@ -10,11 +10,11 @@ import { toGatewayError } from '../../../lib/db/to-gateway-error';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { digestRequest, MAX_QUERY_PARAMETERS } from '../../../lib/http/digest-request';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
-import { parseList } from '../../../lib/stages/parse/parse-list';
-import { parseOnConflict } from '../../../lib/stages/parse/parse-on-conflict';
-import { parseReturning } from '../../../lib/stages/parse/parse-returning';
-import { requestLimits } from '../../../lib/stages/parse/request-limits';
+import { parseAggregate } from '../../../lib/doors/rest/parse/parse-aggregate';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
+import { parseOnConflict } from '../../../lib/doors/shared/parse-on-conflict';
+import { parseReturning } from '../../../lib/doors/rest/parse/parse-returning';
+import { requestLimits } from '../../../lib/doors/shared/request-limits';
 import { orders, orderTags } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

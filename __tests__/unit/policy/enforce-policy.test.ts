@@ -12,9 +12,9 @@ import { toLegacyPolicy } from '../../../lib/stages/policy/legacy-policy';
 import { checkPolicyNames } from '../../../lib/stages/policy/check-policy-names';
 import { enforcePolicy } from '../../../lib/stages/policy/enforce-policy';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseDelete } from '../../../lib/stages/parse/parse-delete';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseDelete } from '../../../lib/doors/rest/parse/parse-delete';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { orders, orderTags, schema } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

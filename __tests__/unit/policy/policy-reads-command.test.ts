@@ -9,8 +9,8 @@ import { anonymousIdentity } from '../../../lib/pipeline/identity';
 import { enforcePolicy } from '../../../lib/stages/policy/enforce-policy';
 import { legacyPermit } from '../../../lib/stages/policy/legacy-permit';
 import { toLegacyPolicy } from '../../../lib/stages/policy/legacy-policy';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
-import { parseUpdate } from '../../../lib/stages/parse/parse-update';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
+import { parseUpdate } from '../../../lib/doors/rest/parse/parse-update';
 import { orders } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 

@@ -3,11 +3,11 @@
  * select, filters and logic trees, Accept and Range, and how errors become PostgREST's bodies.
  */
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import { PostgrestError } from '../../../lib/errors/postgrest-error';
-import { postgrestErrorBody, sqlstateStatus } from '../../../lib/http/postgrest/postgrest-error-body';
-import { parseColumnFilter, parseLogicTree } from '../../../lib/stages/parse/postgrest/parse-condition';
-import { parseSelect } from '../../../lib/stages/parse/postgrest/parse-select';
-import { parseAccept, parseRange, selectSchema } from '../../../lib/stages/parse/postgrest/postgrest-headers';
+import { PostgrestError } from '../../../lib/doors/postgrest/postgrest-error';
+import { postgrestErrorBody, sqlstateStatus } from '../../../lib/doors/postgrest/respond/postgrest-error-body';
+import { parseColumnFilter, parseLogicTree } from '../../../lib/doors/postgrest/parse/parse-condition';
+import { parseSelect } from '../../../lib/doors/postgrest/parse/parse-select';
+import { parseAccept, parseRange, selectSchema } from '../../../lib/doors/postgrest/parse/postgrest-headers';
 import type { FieldRef } from '../../../lib/command/command';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 

@@ -8,7 +8,7 @@ import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { ParseContext } from '../../../lib/pipeline/stage-types';
 import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
-import { createPostgrestParseStage } from '../../../lib/stages/parse/postgrest/create-postgrest-parse-stage';
+import { createPostgrestParseStage } from '../../../lib/doors/postgrest/parse/create-postgrest-parse-stage';
 import { testConfig } from '../auth/config-fixture';
 import { representativeSchema } from '../support/compiler-names';
 

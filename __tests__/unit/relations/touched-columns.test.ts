@@ -9,11 +9,11 @@ import { touchedColumns } from '../../../lib/command/touched-columns';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { parseAggregate } from '../../../lib/stages/parse/parse-aggregate';
-import { parseChildren } from '../../../lib/stages/parse/parse-children';
-import { parseExplain } from '../../../lib/stages/parse/parse-explain';
-import { parseGet } from '../../../lib/stages/parse/parse-get';
-import { parseList } from '../../../lib/stages/parse/parse-list';
+import { parseAggregate } from '../../../lib/doors/rest/parse/parse-aggregate';
+import { parseChildren } from '../../../lib/doors/rest/parse/parse-children';
+import { parseExplain } from '../../../lib/doors/rest/parse/parse-explain';
+import { parseGet } from '../../../lib/doors/rest/parse/parse-get';
+import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { orderItems, orders, schema, users } from './relations-fixture';
 
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;

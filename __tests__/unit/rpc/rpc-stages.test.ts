@@ -9,10 +9,10 @@ import type { DbFunction, FunctionArg, SchemaCache } from '../../../lib/schema/s
 import { createAllowListStage } from '../../../lib/stages/allow-list/create-allow-list-stage';
 import { parseFunctionAllowList } from '../../../lib/stages/allow-list/function-allow-list';
 import { compileRpc } from '../../../lib/stages/compile/compile-rpc';
-import { chooseOverload } from '../../../lib/stages/parse/choose-overload';
-import { parseRpc } from '../../../lib/stages/parse/parse-rpc';
-import { resolveFunction } from '../../../lib/stages/parse/resolve-function';
-import { splitJsonArray } from '../../../lib/stages/parse/split-json-array';
+import { chooseOverload } from '../../../lib/doors/shared/choose-overload';
+import { parseRpc } from '../../../lib/doors/rest/parse/parse-rpc';
+import { resolveFunction } from '../../../lib/doors/rest/parse/resolve-function';
+import { splitJsonArray } from '../../../lib/doors/shared/split-json-array';
 import type { CommandContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 import { GatewayError } from '../../../lib/errors/gateway-error';

@@ -9,7 +9,7 @@ import { createCompileStage } from '../../../lib/stages/compile/create-compile-s
 import { isRowError } from '../../../lib/errors/sqlstate-meaning';
 import { createExecuteStage } from '../../../lib/stages/execute/create-execute-stage';
 import type { Database } from '../../../lib/pipeline/database';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
 import type { ExecuteContext } from '../../../lib/pipeline/stage-types';
 import { testConfig } from '../auth/config-fixture';
 import { items, writeRequest } from './write-fixture';

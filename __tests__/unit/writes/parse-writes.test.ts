@@ -3,10 +3,10 @@
  * resolved columns, returning, the conflict target) and what is refused before any SQL.
  */
 import { GatewayError } from '../../../lib/errors/gateway-error';
-import { parseDelete } from '../../../lib/stages/parse/parse-delete';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
-import { parseUpdate } from '../../../lib/stages/parse/parse-update';
-import { parsePrefer } from '../../../lib/stages/parse/parse-prefer';
+import { parseDelete } from '../../../lib/doors/rest/parse/parse-delete';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
+import { parseUpdate } from '../../../lib/doors/rest/parse/parse-update';
+import { parsePrefer } from '../../../lib/doors/shared/parse-prefer';
 import { testConfig } from '../auth/config-fixture';
 import { items, writeRequest } from './write-fixture';
 

@@ -1,9 +1,9 @@
 /** render for writes: status codes and envelopes of contract §3, 404 from the affected-row count. */
-import { renderDelete, renderInsert, renderUpdate } from '../../../lib/http/render-writes';
+import { renderDelete, renderInsert, renderUpdate } from '../../../lib/doors/rest/respond/render-writes';
 import type { WrittenShape } from '../../../lib/pipeline/plan';
-import { parseDelete } from '../../../lib/stages/parse/parse-delete';
-import { parseInsert } from '../../../lib/stages/parse/parse-insert';
-import { parseUpdate } from '../../../lib/stages/parse/parse-update';
+import { parseDelete } from '../../../lib/doors/rest/parse/parse-delete';
+import { parseInsert } from '../../../lib/doors/rest/parse/parse-insert';
+import { parseUpdate } from '../../../lib/doors/rest/parse/parse-update';
 import { testConfig } from '../auth/config-fixture';
 import { items, writeRequest } from './write-fixture';
 

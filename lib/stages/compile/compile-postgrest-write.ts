@@ -13,7 +13,7 @@
  * nothing is half-written. In: the command. Never: caller text outside a `$n` parameter.
  */
 import type { Condition, DeleteCommand, InsertCommand, PostgrestWrite, ReadCommand, UpdateCommand } from '../../command/command';
-import { maxAffectedMarker, singularMarker } from '../../errors/postgrest-error';
+import { maxAffectedMarker, singularMarker } from '../../errors/statement-markers';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileFilter } from './compile-filter';
 import { insertStatement } from './compile-insert';

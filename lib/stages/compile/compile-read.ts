@@ -11,8 +11,8 @@
 import type { Condition, Embed, FieldItem, FieldRef, ReadCommand, ReadNode, SelectItem } from '../../command/command';
 import { assertNever } from '../../command/command';
 import { geometryItem } from '../../command/geometry-item';
-import { geometryMissing } from '../../errors/postgrest-error';
 import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
+import { GatewayError } from '../../errors/gateway-error';
 import { compileFilter } from './compile-filter';
 import { typedValue } from './typed-value';
 
@@ -78,8 +78,18 @@ function featureOf(command: ReadCommand): Feature | undefined {
   if (command.media !== 'geojson') return undefined;
   // Found again here, after the policy: it may have dropped a `*` column (the geometry too).
   const found = geometryItem(command.root.items);
-  if (found === null) throw geometryMissing();
+  if (found === null) throw noGeometry();
   return { index: found.index, asGeoJson: ident(found.postgisSchema, 'st_asgeojson') };
+}
+
+/**
+ * GeoJSON asked for and no selected top-level column is a geometry or geography: the error
+ * PostGIS's ST_AsGeoJSON(record) raises (22023), raised here before any SQL.
+ */
+function noGeometry(): GatewayError {
+  return new GatewayError('PARSE_ERROR', 'geometry column is missing', {
+    details: { sqlstate: '22023', detail: 'application/geo+json needs a selected top-level column of type geometry or geography (PostGIS).' },
+  });
 }
 
 /**

@@ -14,25 +14,23 @@ import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
 import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
-import { maxAffectedMarker, PostgrestError, raisedPostgrestError, singularMarker } from '../../errors/postgrest-error';
+import type { ExecuteHooks } from '../../pipeline/door';
 
-export function createExecuteStage(): Stages['execute'] {
+/**
+ * `hooks`: what the door this gateway serves adds (lib/pipeline/door.ts): the `request.*`
+ * settings of the transaction, and its own meaning of a database error, tried first.
+ */
+export function createExecuteStage(hooks: ExecuteHooks = {}): Stages['execute'] {
+  const { requestSettings, translateError } = hooks;
   return async function execute(ctx: ExecuteContext): Promise<Result> {
     const { plan } = ctx;
     if (plan.query === null) return NO_ROWS;
-    const postgrest = ctx.config.dialect === 'postgrest';
     try {
       if (plan.shape.kind === 'stream') return await openStream(ctx, { ...plan, query: plan.query });
-      return await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
+      return await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(requestSettings ? { request: requestSettings(ctx) } : {}) });
     } catch (err) {
-      if (postgrest) {
-        const raised = raisedPostgrestError(err);
-        if (raised) throw raised;
-        const affected = markedCount(err, maxAffectedMarker);
-        if (affected !== undefined) throw new PostgrestError('PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${affected} rows` });
-        const written = markedCount(err, singularMarker);
-        if (written !== undefined) throw new PostgrestError('PGRST116', 'Cannot coerce the result to a single JSON object', { details: `The result contains ${written} rows` });
-      }
+      const translated = translateError?.(err);
+      if (translated) throw translated;
       if (ctx.command.kind === 'rpc' && isUnresolvedCall(err)) throw unresolvedCall(ctx, err);
       const context = errorContextOf(ctx.command);
       const mapped = toGatewayError(err, context);
@@ -67,36 +65,6 @@ async function openStream(ctx: ExecuteContext, plan: QueryPlan): Promise<Result>
     close: () => stream.close(),
   };
   return Object.freeze({ rows: NO_ROWS.rows, stream: mapped });
-}
-
-/**
- * PostgREST's transaction-local `request.*` settings (docs/postgrest-dialect.md, "Settings"):
- * the token's claims as JSON, the method, the path below the mount point, and the request
- * headers as JSON without Authorization and Cookie (the token's claims are in request.jwt.claims).
- */
-function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan']['request']> {
-  const { identity, request } = ctx;
-  const claims: Record<string, unknown> = identity.source === 'jwt' ? { ...identity.claims } : {};
-  if (identity.source !== 'anonymous') {
-    if (identity.tenantId !== '') claims['tenant_id'] = identity.tenantId;
-    if (identity.userId !== '') claims['user_id'] = identity.userId;
-    if (identity.role !== '') claims['role'] = identity.role;
-    if (identity.agentId !== '') claims['agent_id'] = identity.agentId;
-    if (identity.scopes.length) claims['scope'] = identity.scopes.join(' ');
-  }
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && name !== 'authorization' && name !== 'cookie'));
-  return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
-}
-
-/**
- * The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts): an
- * input-function error quoting the marker, whose random part no caller knows (postgrest-error.ts),
- * then the count. Its count, or undefined for any other error.
- */
-function markedCount(err: unknown, marker: string): string | undefined {
-  const e = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
-  return new RegExp(`"${marker}:(\\d+)"`).exec(e.message)?.[1];
 }
 
 function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {

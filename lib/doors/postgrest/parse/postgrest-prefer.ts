@@ -1,0 +1,68 @@
+/**
+ * The `Prefer` header of the PostgREST dialect's writes and calls (docs/postgrest-dialect.md,
+ * "Preferences"). In: the header text (parsed by parse-prefer.ts, the default dialect's), what the
+ * request is. Out: the preferences as closed values, and the ones applied (the response's
+ * Preference-Applied header). Never: ignores a preference it cannot honour when the caller asked
+ * for `handling=strict` (PGRST122), or one that would change what is written or returned
+ * (`timezone`: PGRST127); an unknown or invalid one is ignored otherwise, as PostgREST does.
+ */
+import { PostgrestError } from '../postgrest-error';
+import { parsePrefer } from '../../shared/parse-prefer';
+import { clip } from './parse-select';
+
+export interface PostgrestPrefer {
+  readonly raw: ReadonlyMap<string, string>;
+  readonly returnMode: 'minimal' | 'headers-only' | 'representation';
+  readonly missingDefault: boolean;
+  readonly maxAffected: number | null;
+  readonly rollback: boolean;
+  readonly singleObject: boolean;
+  /** A valid `count=` was given. */
+  readonly count: boolean;
+  readonly applied: readonly string[];
+}
+
+const valid: Readonly<Record<string, (v: string) => boolean>> = {
+  return: (v) => v === 'minimal' || v === 'headers-only' || v === 'representation',
+  count: (v) => v === 'exact' || v === 'planned' || v === 'estimated',
+  resolution: (v) => v === 'merge-duplicates' || v === 'ignore-duplicates',
+  missing: (v) => v === 'default' || v === 'null',
+  handling: (v) => v === 'strict' || v === 'lenient',
+  tx: (v) => v === 'commit' || v === 'rollback',
+  'max-affected': (v) => /^\d{1,9}$/.test(v),
+  params: (v) => v === 'single-object',
+  timezone: () => true,
+};
+
+/** `what`: an insert (resolution, missing apply), another write, or a function call (params applies). */
+export function parsePostgrestPrefer(header: string | undefined, what: 'insert' | 'write' | 'call'): PostgrestPrefer {
+  const raw = parsePrefer(header);
+  const strict = raw.get('handling') === 'strict';
+  const invalid = [...raw.entries()].filter(([name, value]) => valid[name] === undefined || !valid[name]!(value));
+  if (strict && invalid.length) {
+    throw new PostgrestError('PGRST122', 'Invalid preferences given with handling=strict', { details: `Invalid preferences: ${invalid.map(([n, v]) => clip(v === '' ? n : `${n}=${v}`, 40)).join(', ')}` });
+  }
+  const get = (name: string): string | undefined => {
+    const v = raw.get(name);
+    return v !== undefined && valid[name]!(v) ? v : undefined;
+  };
+  if (get('timezone') !== undefined) throw new PostgrestError('PGRST127', 'Feature not implemented', { details: 'Prefer: timezone is not served; timestamps are rendered in the session TimeZone (docs/postgrest-dialect.md, "Preferences").' });
+  const applied: string[] = [];
+  const returnMode = (get('return') ?? 'minimal') as PostgrestPrefer['returnMode'];
+  if (what !== 'call' && get('return') !== undefined) applied.push(`return=${returnMode}`);
+  const resolution = what === 'insert' ? get('resolution') : undefined;
+  if (resolution !== undefined) applied.push(`resolution=${resolution}`);
+  const missingDefault = what === 'insert' && get('missing') === 'default';
+  if (missingDefault) applied.push('missing=default');
+  const tx = get('tx');
+  if (tx !== undefined) applied.push(`tx=${tx}`);
+  // max-affected is honoured with handling=strict only, as PostgREST does.
+  const maxText = what !== 'insert' && strict ? get('max-affected') : undefined;
+  if (strict) applied.push('handling=strict');
+  if (maxText !== undefined) applied.push(`max-affected=${maxText}`);
+  const singleObject = what === 'call' && get('params') === 'single-object';
+  if (singleObject) applied.push('params=single-object');
+  // The raw map as parseOnConflict reads it: only a valid resolution.
+  const forConflict = new Map<string, string>(resolution === undefined ? [] : [['resolution', resolution]]);
+  return Object.freeze({ raw: forConflict, returnMode, missingDefault, maxAffected: maxText === undefined ? null : Number(maxText), rollback: tx === 'rollback', singleObject, count: get('count') !== undefined, applied: Object.freeze(applied) });
+}

@@ -1,0 +1,23 @@
+/**
+ * PostgREST's transaction-local `request.*` settings (docs/postgrest-dialect.md, "Settings"):
+ * the token's claims as JSON, the method, the path below the mount point, and the request
+ * headers as JSON without Authorization and Cookie (the token's claims are in request.jwt.claims).
+ * Given to execute as the door's hook (lib/pipeline/door.ts); read by functions and policies
+ * written for PostgREST.
+ */
+import type { RequestSettings } from '../../pipeline/database';
+import type { ExecuteContext } from '../../pipeline/stage-types';
+
+export function requestSettings(ctx: ExecuteContext): RequestSettings {
+  const { identity, request } = ctx;
+  const claims: Record<string, unknown> = identity.source === 'jwt' ? { ...identity.claims } : {};
+  if (identity.source !== 'anonymous') {
+    if (identity.tenantId !== '') claims['tenant_id'] = identity.tenantId;
+    if (identity.userId !== '') claims['user_id'] = identity.userId;
+    if (identity.role !== '') claims['role'] = identity.role;
+    if (identity.agentId !== '') claims['agent_id'] = identity.agentId;
+    if (identity.scopes.length) claims['scope'] = identity.scopes.join(' ');
+  }
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && name !== 'authorization' && name !== 'cookie'));
+  return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
+}

@@ -1,0 +1,32 @@
+import type { GetCommand } from '../../../command/command';
+import { GatewayError } from '../../../errors/gateway-error';
+import type { GatewayRequest } from '../../../pipeline/gateway-request';
+import type { Table } from '../../../schema/schema-types';
+import { parseExpand } from './parse-expand';
+import { parseKey } from './parse-key';
+import { parseSelect } from './parse-list';
+import { clip } from '../../shared/resolve-names';
+
+const parameters = ['select', 'expand'] as const;
+
+/** `GET /{table}/:id?select=&expand=` -> GetCommand. */
+export function parseGet(table: Table, request: GatewayRequest): GetCommand {
+  const given = new Map<string, string>();
+  for (const [key, value] of request.query) {
+    if (!(parameters as readonly string[]).includes(key)) {
+      throw new GatewayError('PARSE_ERROR', `\`${clip(key)}\` is not a parameter of a single-row read.`, { hint: 'A single-row read accepts select and expand.' });
+    }
+    if (given.has(key)) throw new GatewayError('PARSE_ERROR', `The \`${key}\` parameter is given more than once.`);
+    given.set(key, value);
+  }
+  const selectText = given.get('select');
+  const select = parseSelect(table, selectText);
+  return Object.freeze({
+    kind: 'get',
+    table,
+    select,
+    explicitSelect: selectText !== undefined,
+    key: parseKey(table, request.rawSegments[1] ?? ''),
+    expand: parseExpand(table, given.get('expand'), select),
+  });
+}

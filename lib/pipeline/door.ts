@@ -1,0 +1,60 @@
+/**
+ * A door: one way a caller reaches the gateway (docs/architecture.md, "Doors"). Each door is a
+ * folder under lib/doors/ that implements this interface; createGateway picks one per mount from
+ * the configuration, once, and the request handler runs it around the shared stages.
+ *
+ * A door owns what is its grammar's and nothing else: parsing a request into a Command (the parse
+ * stage), answering a Result or an error over HTTP (its responder), its meaning of a database
+ * error, the transaction-local settings its callers' SQL may read, and what it adds to the
+ * description. The stages (policy, allow-list, compile, execute) speak only the Command and Plan
+ * vocabulary and never ask which door a command came through: a door gives execute its hooks at
+ * construction (ExecuteHooks), never a flag to branch on.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Command } from '../command/command';
+import type { GatewayError } from '../errors/gateway-error';
+import type { RequestSettings } from './database';
+import type { Plan } from './plan';
+import type { Result } from './result';
+import type { ExecuteContext, Stages } from './stage-types';
+
+export interface Responder {
+  /** Whether a request of this method has a body to read (the router has no body parser). */
+  readsBody(method: string): boolean;
+  /**
+   * Writes a result: status, headers and body. A promise when it writes as rows arrive (a
+   * streamed export); the request handler awaits it then.
+   */
+  send(res: ServerResponse, command: Command, plan: Pick<Plan, 'shape'>, result: Result, requestId: string): void | Promise<void>;
+  /** Writes an error; `anonymous`: the caller had no credentials (a door may answer 401 then, not 403). */
+  sendError(res: ServerResponse, err: unknown, requestId: string, anonymous: boolean): void;
+}
+
+/** What a door adds to execute: given once, at construction, so execute never asks who asked. */
+export interface ExecuteHooks {
+  /** The `request.*` settings the statement's transaction carries (docs/architecture.md, "Doors"); absent: none. */
+  readonly requestSettings?: (ctx: ExecuteContext) => RequestSettings;
+  /**
+   * The door's own meaning of a database error, tried before the catalogue's (lib/db/to-gateway-error.ts):
+   * an error to throw instead, or undefined to leave it to the catalogue.
+   */
+  readonly translateError?: (err: unknown) => GatewayError | undefined;
+}
+
+/** The query grammar the description documents for every table (lib/describe/openapi-document.ts). */
+export interface DescribedGrammar {
+  /** Filter operators, per column (text-like columns also take `contains`). */
+  readonly filterOperators: readonly string[];
+  /** Query parameters that are not column filters. */
+  readonly reservedParameters: readonly string[];
+}
+
+export interface Door extends Responder {
+  /** Short name, for logs (`rest`, ...). */
+  readonly name: string;
+  /** The parse stage: the door's grammar -> a Command (it may be replaced by `options.stages.parse`). */
+  readonly parse: Stages['parse'];
+  readonly execute: ExecuteHooks;
+  /** What the door adds to the description; absent: it documents the default grammar. */
+  readonly describes?: DescribedGrammar;
+}
