@@ -174,46 +174,48 @@ export interface InsertCommand {
   readonly returning: readonly Column[];
   readonly explicitReturning: boolean;
   readonly onConflict: OnConflict | null;
-  /** The PostgREST dialect's response and options (docs/postgrest-dialect.md, "Writes"). */
-  readonly postgrest?: PostgrestWrite;
-  /** `Prefer: missing=default` (PostgREST dialect): a key missing from a batch row takes the column default. */
+  /** How the write answers when it is read back (below); absent: `returning` answers. */
+  readonly answer?: WriteAnswer;
+  /** A key missing from a batch row takes the column default (`Prefer: missing=default`); absent: NULL. */
   readonly missingDefault?: boolean;
 }
 
 /**
- * How a write of the PostgREST dialect answers: the written rows are read back through `node`
- * (a read level whose table is the written one: select, embeds), in the request's schema.
+ * Answer options of a write that is read back: the written rows are read through `node` (a read
+ * level whose table is the written one: its select and embeds, as a `read` command's levels), in
+ * one exposed schema, with the checks and the dry run below (docs/architecture.md, "One Command
+ * vocabulary"). A general capability of insert, update and delete: any door may ask for it.
  */
-export interface PostgrestWrite {
+export interface WriteAnswer {
   readonly schema: string;
-  /** `Prefer: return=`; `minimal` and `headers-only` send no body. */
+  /** `minimal` and `headers-only` send no body (`Prefer: return=`). */
   readonly returnMode: 'minimal' | 'headers-only' | 'representation';
   /** The representation: the written rows, as `select` shapes them (the primary key alone for headers-only). */
   readonly node: ReadNode;
   readonly media: 'json' | 'object' | 'csv';
-  /** `Prefer: handling=strict, max-affected=n`: more rows written fails the request (rolled back). */
+  /** More rows written fails the request, rolled back (`Prefer: handling=strict, max-affected=n`). */
   readonly maxAffected: number | null;
-  /** `Prefer: tx=rollback`: the transaction is rolled back after the response is built. */
+  /** A dry run: the transaction is rolled back after the response is built (`Prefer: tx=rollback`). */
   readonly rollback: boolean;
-  /** The HTTP method (PUT is an upsert of one row). */
+  /** The request method (PUT is an upsert of one row). */
   readonly method: 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  /** Preferences applied, for the Preference-Applied header. */
+  /** The options applied, as the caller spelled them, for the responder to confirm. */
   readonly applied: readonly string[];
   /** The caller gave `select` (the allow-list pattern names it). */
   readonly explicitSelect: boolean;
-  /** `Prefer: count=...`: Content-Range carries the number of rows written. */
+  /** The answer carries the number of rows written (`Prefer: count=...`). */
   readonly count: boolean;
 }
 
-/** `PATCH /{table}/:id` with the columns to change (the PostgREST dialect: rows matching `where`). */
+/** `PATCH /{table}/:id` with the columns to change; or the rows matching `where`. */
 export interface UpdateCommand extends RowScoped {
   readonly kind: 'update';
   readonly table: Table;
   /** Empty when `where` selects the rows. */
   readonly key: readonly KeyValue[];
-  /** The PostgREST dialect: the rows to change are those matching these conditions (ANDed), not a key. */
+  /** The rows to change are those matching these conditions (ANDed, each a boolean tree), not a key. */
   readonly where?: readonly Condition[];
-  readonly postgrest?: PostgrestWrite;
+  readonly answer?: WriteAnswer;
   readonly columns: readonly Column[];
   /** The JSON object body as received, bound as one parameter. */
   readonly body: string;
@@ -223,14 +225,14 @@ export interface UpdateCommand extends RowScoped {
   readonly explicitReturning: boolean;
 }
 
-/** `DELETE /{table}/:id` (the PostgREST dialect: rows matching `where`). */
+/** `DELETE /{table}/:id`; or the rows matching `where`. */
 export interface DeleteCommand extends RowScoped {
   readonly kind: 'delete';
   readonly table: Table;
   /** Empty when `where` selects the rows. */
   readonly key: readonly KeyValue[];
   readonly where?: readonly Condition[];
-  readonly postgrest?: PostgrestWrite;
+  readonly answer?: WriteAnswer;
   readonly returning: readonly Column[];
   readonly explicitReturning: boolean;
 }
@@ -256,23 +258,25 @@ export interface RpcCommand {
   readonly values: string;
   /** `x-gw-result-format`: `binary` asks PostgreSQL for binary result columns. */
   readonly resultFormat: 'text' | 'binary';
-  /** The PostgREST dialect's call (docs/postgrest-dialect.md, "Functions"). */
-  readonly postgrest?: PostgrestCall;
+  /** How the call answers when its rows are read like a table's, or its options are given (below). */
+  readonly answer?: CallAnswer;
 }
 
 /**
- * A function call of the PostgREST dialect. A set of rows is read through `read` (select,
- * filters, order, limit and embeds on the result, as on a table); any other result is sent as
- * its JSON value.
+ * Answer options of a call: in one exposed schema, read-only or not, a dry run or not; a set of
+ * rows is read through `read` (select, filters, order, limit and embeds on the result, as on a
+ * table); any other result is sent as its JSON value.
  */
-export interface PostgrestCall {
+export interface CallAnswer {
   readonly schema: string;
   /** GET (and HEAD): the call runs in a read-only transaction (a VOLATILE function then fails with 25006, 405). */
   readonly readOnly: boolean;
   /** The read over the function's rows (a set of rows only). */
   readonly read: ReadCommand | null;
   readonly rollback: boolean;
+  /** The options applied, as the caller spelled them, for the responder to confirm. */
   readonly applied: readonly string[];
+  /** HEAD: the same answer without a body. */
   readonly head: boolean;
 }
 
@@ -286,11 +290,11 @@ export type Command = ListCommand | GetCommand | AggregateCommand | ExplainComma
 
 
 /*
- * The `read` command: a read shaped as a tree of table levels, for the PostgREST dialect
- * (docs/postgrest-dialect.md). Each level selects fields (with output keys, casts, JSON paths and
+ * The `read` command: a read shaped as a tree of table levels (docs/architecture.md, "One Command
+ * vocabulary"). Each level selects fields (with output keys, casts, JSON paths and
  * aggregates), embeds related levels (to-one, to-many, many-to-many through a junction table,
- * inner or left, spread), filters with a boolean tree, orders and pages. Made by the dialect's
- * parse stage only, every table and column a schema-cache object. Never holds caller text that
+ * inner or left, spread), filters with a boolean tree, orders and pages. Made by a door's
+ * parse stage, every table and column a schema-cache object. Never holds caller text that
  * compile writes into SQL as text: output keys, JSON path keys and filter values are bound
  * parameters; casts are names from the fixed list `castTypes`; operators are closed unions.
  */

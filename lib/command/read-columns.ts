@@ -1,5 +1,5 @@
 /**
- * The tables and columns a `read` command (the PostgREST dialect) names, level by level, for
+ * The tables and columns a `read` command (a tree of table levels) names, level by level, for
  * touchedColumns and the policy (docs/access-policy.md, "Columns").
  * In: a read node. Out: calls `add(table, columns)` for every table the statement reads and every
  * column it names: selected, aggregated, filtered, ordered, joined on (FK columns and referenced

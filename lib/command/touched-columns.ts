@@ -39,15 +39,15 @@ export function touchedColumns(command: Command): TouchedColumns {
       break;
     case 'insert':
       add(command.table, [...command.columns, ...command.returning, ...(command.onConflict?.columns ?? [])]);
-      if (command.postgrest) addReadNode(add, command.postgrest.node);
+      if (command.answer) addReadNode(add, command.answer.node);
       break;
     case 'update':
       add(command.table, [...command.columns, ...command.returning, ...command.key.map((k) => k.column)]);
-      if (command.postgrest) addReadNode(add, { ...command.postgrest.node, where: command.where ?? [] });
+      if (command.answer) addReadNode(add, { ...command.answer.node, where: command.where ?? [] });
       break;
     case 'delete':
       add(command.table, [...command.returning, ...command.key.map((k) => k.column)]);
-      if (command.postgrest) addReadNode(add, { ...command.postgrest.node, where: command.where ?? [] });
+      if (command.answer) addReadNode(add, { ...command.answer.node, where: command.where ?? [] });
       break;
     // A function's body is opaque to the gateway; the RPC keys govern calls (docs/rpc.md, "Hardening").
     case 'rpc':

@@ -61,7 +61,7 @@ export interface BinaryCallShape {
 }
 
 /**
- * A read of the PostgREST dialect: one row with the response body the statement built (a JSON
+ * A `read` command, or a write or call read back like one: one row with the response body the statement built (a JSON
  * array, or CSV text), the number of rows in it, and the total (a count was asked for, else null).
  */
 export interface ReadShape {
@@ -126,11 +126,11 @@ export interface Plan {
   /** Ask PostgreSQL for binary result columns (`x-gw-result-format: binary`). */
   readonly binaryResults?: boolean;
   /**
-   * The exposed schema the request selected (the PostgREST dialect's Accept-Profile /
-   * Content-Profile): `search_path` is it then `extra_search_path`. Unset: every exposed schema.
+   * The one exposed schema the command runs in (a door may let the caller pick it): `search_path`
+   * is it then `extra_search_path`. Unset: every exposed schema.
    */
   readonly schema?: string;
-  /** `Prefer: tx=rollback` (the PostgREST dialect): the transaction is rolled back after the statement. */
+  /** A dry run: the transaction is rolled back after the statement. */
   readonly rollback?: boolean;
   /**
    * An export of a child route: a statement whose one row's one column is `'true'` when the

@@ -10,11 +10,23 @@
  *   folder of lib/, each stages/<stage> and doors/<door> its own, and the files at lib/'s top one more):
  *   two folders that import each other are one room or a missing floor.
  * - No comment cites a document outside the repository ("contract §", "gateway spec").
+ * - Doors (lib/doors/<door>/, one per way in: docs/architecture.md, "Doors"): no stage and no
+ *   lower floor imports a door, and a door imports no other door but doors/shared/.
+ * - The stages and the floor they speak (stages/, command/, pipeline/) name no dialect: no
+ *   `postgrest` and no `dialect` in code or comments (a citation of a docs/ page aside), so no
+ *   branch on who asked can come back. pipeline/resolved-config.ts is the one exception: its keys
+ *   are how the configuration picks a door.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const lowerFloors: readonly string[] = ['pipeline', 'command', 'db', 'http', 'config', 'schema', 'errors', 'sql', 'ops', 'describe'];
+
+/** Folders that speak only the Command vocabulary, and the one file that may name a door (the configuration picks it). */
+const doorBlind = /^(stages|command|pipeline)\//;
+const namesTheDoors = 'pipeline/resolved-config.ts';
+const DIALECT_WORD = /postgrest|dialect/i;
+const DOCS_CITATION = /docs\/[\w./-]+\.md/g;
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 const OUTSIDE_CITATION = /contract §|gateway[- ]spec/gi;
@@ -43,6 +55,10 @@ export function checkLayering(libRoot: string): Layering {
       const [fromStage, toStage] = [stageOf(from), stageOf(to)];
       if (fromStage !== undefined && toStage !== undefined && fromStage !== toStage) problems.push(`${from} imports ${to} (a stage imports another stage)`);
       if (path.basename(from).includes('render') && /(^|\/)compile/.test(to)) problems.push(`${from} imports ${to} (render reads compile's internals)`);
+      const [fromDoor, toDoor] = [doorOf(from), doorOf(to)];
+      if (toDoor !== undefined && fromStage !== undefined) problems.push(`${from} imports ${to} (a stage imports a door)`);
+      if (toDoor !== undefined && lowerFloors.includes(from.split('/')[0]!)) problems.push(`${from} imports ${to} (a lower floor imports a door)`);
+      if (fromDoor !== undefined && toDoor !== undefined && fromDoor !== toDoor && toDoor !== 'shared') problems.push(`${from} imports ${to} (a door imports another door)`);
       const [fromFolder, toFolder] = [folderOf(from), folderOf(to)];
       if (fromFolder !== toFolder) {
         const edges = folderEdges.get(fromFolder) ?? new Map<string, string>();
@@ -51,6 +67,10 @@ export function checkLayering(libRoot: string): Layering {
       }
     }
     graph.set(file, deps);
+    if (doorBlind.test(from) && from !== namesTheDoors) {
+      const named = text.replace(DOCS_CITATION, '').match(new RegExp(DIALECT_WORD.source, 'gi'));
+      if (named) problems.push(`${from} names a dialect (${[...new Set(named.map((w) => w.toLowerCase()))].join(', ')}): stages speak only the Command vocabulary`);
+    }
     const cites = text.match(OUTSIDE_CITATION);
     if (cites) problems.push(`${from} cites a document outside the repository (${cites.length}x)`);
   }
@@ -69,6 +89,10 @@ function folderOf(relPath: string): string {
   const parts = relPath.split('/');
   if (parts.length === 1) return '.';
   return parts[0] === 'stages' || parts[0] === 'doors' ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+function doorOf(relPath: string): string | undefined {
+  return /^doors\/([^/]+)\//.exec(relPath)?.[1];
 }
 
 function stageOf(relPath: string): string | undefined {

@@ -84,4 +84,29 @@ describe('checkLayering itself', () => {
     write('errors/codes.ts', '/** The codes of contract §4 (see the gateway spec). */\nexport {};\n');
     expect(checkLayering(root).problems).toEqual(['errors/codes.ts cites a document outside the repository (2x)']);
   });
+
+  it('reports a stage or a lower floor importing a door, and a door importing another door but shared/', () => {
+    write('doors/shared/resolve-names.ts', 'export const resolve = 1;\n');
+    write('doors/rest/parse-list.ts', "import { resolve } from '../shared/resolve-names';\nexport const list = resolve;\n");
+    write('doors/other/parse.ts', "import { list } from '../rest/parse-list';\nexport const other = list;\n");
+    write('stages/compile/compile-get.ts', "import { list } from '../../doors/rest/parse-list';\nexport const g = list;\n");
+    write('describe/document.ts', "import { list } from '../doors/rest/parse-list';\nexport const d = list;\n");
+    expect(checkLayering(root).problems).toEqual([
+      'describe/document.ts imports doors/rest/parse-list.ts (a lower floor imports a door)',
+      'doors/other/parse.ts imports doors/rest/parse-list.ts (a door imports another door)',
+      'stages/compile/compile-get.ts imports doors/rest/parse-list.ts (a stage imports a door)',
+    ]);
+  });
+
+  it('reports a stage, command/ or pipeline/ file naming a dialect (a docs/ citation and the configuration aside)', () => {
+    write('stages/execute/execute.ts', "export const run = (c: { dialect: string }) => c.dialect === 'postgrest';\n");
+    write('command/command.ts', '/** A read (the PostgREST dialect). */\nexport interface ReadCommand { readonly postgrest?: true }\n');
+    write('pipeline/plan.ts', '/** The plan (docs/postgrest-dialect.md, "Plans"). */\nexport interface Plan { readonly x: number }\n');
+    write('pipeline/resolved-config.ts', "export interface ResolvedConfig { readonly dialect: 'tablegate' | 'postgrest' }\n");
+    write('doors/postgrest/parse.ts', "export const dialect = 'postgrest';\n");
+    expect(checkLayering(root).problems).toEqual([
+      'command/command.ts names a dialect (postgrest, dialect): stages speak only the Command vocabulary',
+      'stages/execute/execute.ts names a dialect (dialect, postgrest): stages speak only the Command vocabulary',
+    ]);
+  });
 });

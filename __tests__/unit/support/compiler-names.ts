@@ -308,7 +308,7 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       post('Qparent', [{ Qid: 1, Qname: 'a' }], '', { 'x-upsert': 'true' }),
       post('Qparent', { Qid: 1 }, '', { 'x-upsert': 'true' }),
       post('Qparent', [{ Qcode: 'a', Qname: 'b' }, { Qcode: 'c' }], '', { prefer: 'resolution=ignore-duplicates', 'x-on-conflict': 'Qcode' }),
-      // The PostgREST dialect (compile-postgrest-write.ts): missing=default, a representation with an embed, an upsert.
+      // The PostgREST dialect (compile-answered-write.ts): missing=default, a representation with an embed, an upsert.
       { ...post('Qparent', [{ Qid: 1, Qname: 'a' }, { Qid: 2 }], 'select=Qname,Qchild(Qlabel)', { prefer: 'return=representation, missing=default' }), postgrest: true },
       { ...post('Qparent', { Qcode: 'a', Qname: 'b' }, 'on_conflict=Qcode', { prefer: 'resolution=merge-duplicates, return=headers-only' }), postgrest: true },
     ],

@@ -16,7 +16,7 @@
 import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
-import { postgrestWritePattern } from './postgrest-write-pattern';
+import { writeAnswerPattern } from './write-answer-pattern';
 import { readPattern } from './read-pattern';
 
 export function queryPattern(command: Command): string | undefined {
@@ -30,17 +30,17 @@ export function queryPattern(command: Command): string | undefined {
     case 'aggregate':
       return pattern('GET', `${command.table.name}/aggregate`, [...filterParts(command.filters, command.search), `fn=${command.fn}`, ...(command.column ? [`column=${command.column.name}`] : [])]);
     case 'insert': {
-      if (command.postgrest) return postgrestWritePattern(command, command.postgrest);
+      if (command.answer) return writeAnswerPattern(command, command.answer);
       const parts = [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`];
       if (command.batch) parts.push('batch');
       if (command.onConflict) parts.push(`on_conflict=${names(command.onConflict.columns)}`, `resolution=${command.onConflict.action === 'update' ? 'merge' : 'ignore'}`);
       return pattern('POST', command.table.name, parts);
     }
     case 'update':
-      if (command.postgrest) return postgrestWritePattern(command, command.postgrest);
+      if (command.answer) return writeAnswerPattern(command, command.answer);
       return pattern('PATCH', `${command.table.name}/:id`, [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`]);
     case 'delete':
-      if (command.postgrest) return postgrestWritePattern(command, command.postgrest);
+      if (command.answer) return writeAnswerPattern(command, command.answer);
       return pattern('DELETE', `${command.table.name}/:id`, returningPart(command.explicitReturning, command.returning));
     case 'rpc':
     case 'contracts':

@@ -1,5 +1,5 @@
 /**
- * readPattern: a `read` command (the PostgREST dialect) -> its query pattern (docs/allow-list.md;
+ * readPattern: a `read` command (a tree of table levels) -> its query pattern (docs/allow-list.md;
  * docs/postgrest-dialect.md, "Allow-list patterns"), e.g.
  *   GET pgrst.books select=id,title,authors!author_id(name) genre=eq order=title.desc limit
  * The method (HEAD reads as GET), the schema-qualified table, then in one canonical order: the

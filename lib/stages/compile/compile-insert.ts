@@ -27,7 +27,7 @@ export function compileInsert(command: InsertCommand, prefix?: number): Sql {
   return selectWritten(insertStatement(command, prefix), command.returning, command.batch);
 }
 
-/** The INSERT itself, without RETURNING (the PostgREST dialect reads the written rows its own way). */
+/** The INSERT itself, without RETURNING (a write with answer options reads the written rows back its own way). */
 export function insertStatement(command: InsertCommand, prefix?: number): Sql {
   const { table, columns, onConflict } = command;
   const target = ident(table.schema, table.name);

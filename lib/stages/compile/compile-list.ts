@@ -1,6 +1,6 @@
 /**
  * ListCommand -> one statement that returns one row: the page as JSON text built by PostgreSQL
- * (PostgREST's json_agg shape), the row count, the last row's ordering keys as text (for
+ * (the json_agg shape), the row count, the last row's ordering keys as text (for
  * next_cursor), on request the total and, on the child route, whether the parent row is visible.
  * Node never parses the rows. Expansions are correlated subqueries over the already limited page,
  * in the same statement: one round trip whatever the page size (no N+1).
@@ -40,7 +40,7 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
 
   // json_agg over the page's rows keeps the column names and has no 100-argument limit
   // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
-  // itself is aggregated (PostgREST's shape, the cheapest); otherwise the selected columns ride
+  // itself is aggregated (the json_agg shape, the cheapest); otherwise the selected columns ride
   // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
   const orderSelected = command.order.every((k) => command.select.includes(k.column));
   const keyNames = orderSelected ? command.order.map((k) => k.column.name) : command.order.map((_, i) => `k${i}`);

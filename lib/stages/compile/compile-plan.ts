@@ -1,5 +1,5 @@
 /**
- * The PostgREST dialect's plan media type (`Accept: application/vnd.pgrst.plan+json`): EXPLAIN of
+ * A read answered with its plan (`media: 'plan'`, e.g. `Accept: application/vnd.pgrst.plan+json`): EXPLAIN of
  * exactly the statement the read would run, same text and values (docs/postgrest-dialect.md,
  * "Plans"). In: the options parse took from the media type's `options=` and the statement.
  * Out: `EXPLAIN (<options>) <statement>`. Never: writes an option that is not one of the fixed

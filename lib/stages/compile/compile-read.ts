@@ -1,5 +1,5 @@
 /**
- * ReadCommand (the PostgREST dialect's reads) -> one statement returning one row: the response
+ * ReadCommand (a tree of table levels) -> one statement returning one row: the response
  * body built by PostgreSQL (a JSON array, one object, CSV text, or a GeoJSON FeatureCollection),
  * the number of rows in it, and the total when a count was asked for (docs/postgrest-dialect.md,
  * "How a read is compiled").
@@ -16,7 +16,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import { compileFilter } from './compile-filter';
 import { typedValue } from './typed-value';
 
-/** Output columns of the read statement, by position (read by the dialect's rendering). */
+/** Output columns of the read statement, by position (the plan's `read` shape). */
 export const readColumns = { body: 0, count: 1, total: 2 } as const;
 
 /** json_build_object takes at most 100 arguments: 50 key/value pairs. */
@@ -58,7 +58,7 @@ function bodyOf(command: ReadCommand): Sql {
       // line break is quoted, quotes doubled (RFC 4180); NULL is an empty field.
       return sql`coalesce((SELECT string_agg(_csv.q, ',' ORDER BY _csv.n) FROM (SELECT ${csvField(sql`_k.k`)} AS q, _k.n FROM json_object_keys((array_agg(_p.j))[1]) WITH ORDINALITY AS _k(k, n)) AS _csv) || E'\\n' || string_agg((SELECT string_agg(${csvField(sql`_v.value`)}, ',' ORDER BY _v.n) FROM json_each_text(_p.j) WITH ORDINALITY AS _v(key, value, n)), E'\\n'), '')`;
     case 'geojson':
-      // Each `_p.j` is a Feature (compileLevel with `feature`): PostgREST's FeatureCollection.
+      // Each `_p.j` is a Feature (compileLevel with `feature`): a GeoJSON FeatureCollection.
       return sql`json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(_p.j), '[]'))::text`;
     default:
       return assertNever(command.media, 'media');
@@ -200,7 +200,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
       return;
     }
     if (item.kind === 'embed') {
-      // Grouped by the embedded value itself (as jsonb: json has no equality), as PostgREST does.
+      // Grouped by the embedded value itself (as jsonb: json has no equality).
       const e = item.embed;
       inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
       groupBy.push(sql`${g}.${col}`);
@@ -263,7 +263,7 @@ function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: read
     return sql`SELECT ${level.json} AS j${join(extra, empty)}${level.rest} LIMIT 1`;
   }
   if (e.spread) {
-    // A spread to-many level (PostgREST 13): each of its fields becomes an array of values.
+    // A spread to-many level: each of its fields becomes an array of values.
     const keys = spreadKeys(e.node);
     const pairs = keys.map((k) => sql`${k}::text, coalesce(json_agg(${s}.j -> ${k}::text), '[]')`);
     return sql`SELECT ${objectOf(pairs)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;

@@ -67,7 +67,7 @@ function decodable(value: Sql, typeOid: number): Sql {
 }
 
 /**
- * The PostgREST dialect's call of a function returning a set of rows: the read (select, filters,
+ * A call whose rows are read like a table's (`answer.read`): the read (select, filters,
  * order, page, embeds) over `fn(args) AS _n0`, as over a table (docs/postgrest-dialect.md, "Functions").
  */
 export function compileRpcRead(command: RpcCommand, read: ReadCommand): Sql {

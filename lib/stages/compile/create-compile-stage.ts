@@ -20,7 +20,7 @@ import { compileList, compileParentVisible } from './compile-list';
 import { compilePlan } from './compile-plan';
 import { compileRead } from './compile-read';
 import { compileRpc, compileRpcRead } from './compile-rpc';
-import { compilePostgrestWrite } from './compile-postgrest-write';
+import { compileWriteAnswer } from './compile-answered-write';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
 
@@ -29,7 +29,7 @@ export function createCompileStage(): Stages['compile'] {
     const { command, config } = ctx;
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
-    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...postgrestPlan(command) };
+    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...answerPlan(command) };
     if (command.kind === 'list' && command.export && command.parent) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
@@ -52,13 +52,13 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     case 'explain':
       return compileExplain(command, config.searchConfig);
     case 'insert':
-      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileInsert(command);
+      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }) : compileInsert(command);
     case 'update':
-      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileUpdate(command);
+      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }) : compileUpdate(command);
     case 'delete':
-      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileDelete(command);
+      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }) : compileDelete(command);
     case 'rpc':
-      return command.postgrest?.read ? compileRpcRead(command, command.postgrest.read) : compileRpc(command);
+      return command.answer?.read ? compileRpcRead(command, command.answer.read) : compileRpc(command);
     case 'read':
       return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command)) : compileRead(command);
     default:
@@ -66,8 +66,8 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
   }
 }
 
-/** The PostgREST dialect: the request's schema (search_path) and `Prefer: tx=rollback`. */
-function postgrestPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan, 'schema' | 'rollback'> {
+/** The exposed schema a read or an answered write runs in (search_path), and a dry run (rolled back). */
+function answerPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan, 'schema' | 'rollback'> {
   switch (command.kind) {
     case 'read':
       return { schema: command.schema };
@@ -75,8 +75,8 @@ function postgrestPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<P
     case 'update':
     case 'delete':
     case 'rpc':
-      if (!command.postgrest) return {};
-      return { schema: command.postgrest.schema, ...(command.postgrest.rollback ? { rollback: true } : {}) };
+      if (!command.answer) return {};
+      return { schema: command.answer.schema, ...(command.answer.rollback ? { rollback: true } : {}) };
     default:
       return {};
   }
@@ -95,7 +95,7 @@ export function isRead(command: Command): boolean {
     // IMMUTABLE and STABLE functions cannot write (PostgreSQL refuses), so they get the read-only
     // transaction; a VOLATILE one may write, as the caller, under RLS.
     case 'rpc':
-      return command.postgrest?.readOnly === true || command.fn.volatility !== 'v';
+      return command.answer?.readOnly === true || command.fn.volatility !== 'v';
     case 'insert':
     case 'update':
     case 'delete':

@@ -28,10 +28,10 @@ export function shapeOf(command: Command): ResultShape {
     case 'insert':
     case 'update':
     case 'delete':
-      // compile-postgrest-write.ts: the read's columns (body, count, total) over the written rows.
-      return command.postgrest ? READ : WRITTEN;
+      // compile-answered-write.ts: the read's columns (body, count, total) over the written rows.
+      return command.answer ? READ : WRITTEN;
     case 'rpc':
-      if (command.postgrest?.read) return READ;
+      if (command.answer?.read) return READ;
       return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
     case 'contracts':
       return NONE;

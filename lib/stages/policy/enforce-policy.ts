@@ -17,7 +17,7 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Expansion, Filter, ListCommand, PostgrestWrite, ReadNode, Search } from '../../command/command';
+import type { BodyRow, Command, Expansion, Filter, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
@@ -63,10 +63,10 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
       }
       gate.writable(command.table, grant, command.columns);
       checkInsertedRows(command.table, grant, command.rows, command.batch);
-      if (command.postgrest) {
+      if (command.answer) {
         // The conflict target is compared with stored rows: it must be writable like the body.
         if (command.onConflict) check(command.table, grant.write, command.onConflict.columns, 'write', 'on_conflict');
-        return Object.freeze({ ...command, postgrest: representation(permit, command.table, command.postgrest) });
+        return Object.freeze({ ...command, answer: representation(permit, command.table, command.answer) });
       }
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning) });
     }
@@ -74,23 +74,23 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
       const grant = permit(command.table, 'update');
       gate.writable(command.table, grant, command.columns);
       checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((f) => command.columns.includes(f.column)) }, [command.row], false);
-      if (command.postgrest) {
+      if (command.answer) {
         gate.readable(command.table, grant, conditionColumns(command.where ?? []), 'a filter');
-        return Object.freeze({ ...command, postgrest: representation(permit, command.table, command.postgrest), ...rows(command.rowFilters, grant) });
+        return Object.freeze({ ...command, answer: representation(permit, command.table, command.answer), ...rows(command.rowFilters, grant) });
       }
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'delete': {
       const grant = permit(command.table, 'delete');
-      if (command.postgrest) {
+      if (command.answer) {
         gate.readable(command.table, grant, conditionColumns(command.where ?? []), 'a filter');
-        return Object.freeze({ ...command, postgrest: representation(permit, command.table, command.postgrest), ...rows(command.rowFilters, grant) });
+        return Object.freeze({ ...command, answer: representation(permit, command.table, command.answer), ...rows(command.rowFilters, grant) });
       }
       return Object.freeze({ ...command, returning: gate.returning(command.table, grant, command.returning, command.explicitReturning), ...rows(command.rowFilters, grant) });
     }
     case 'rpc':
       // The call itself is governed by the rpc_* keys; tables embedded in its rows by the policy.
-      if (command.postgrest?.read) return Object.freeze({ ...command, postgrest: Object.freeze({ ...command.postgrest, read: Object.freeze({ ...command.postgrest.read, root: callRows(permit, command.postgrest.read.root) }) }) });
+      if (command.answer?.read) return Object.freeze({ ...command, answer: Object.freeze({ ...command.answer, read: Object.freeze({ ...command.answer.read, root: callRows(permit, command.answer.read.root) }) }) });
       return command;
     case 'contracts':
       return command;
@@ -100,11 +100,11 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
 }
 
 /**
- * The returned representation of a PostgREST write: read like a GET of the written table (every
+ * The representation a write with answer options returns: read like a GET of the written table (every
  * named column readable, embeds checked level by level) and each selected column returnable.
  * Without a body (return=minimal) nothing is read back, so nothing is checked.
  */
-function representation(permit: Permit, table: Table, answer: PostgrestWrite): PostgrestWrite {
+function representation(permit: Permit, table: Table, answer: WriteAnswer): WriteAnswer {
   if (answer.node.items.length === 0) return answer;
   const node = enforceReadPolicy(permit, answer.node);
   const grant = permit(table, 'read');

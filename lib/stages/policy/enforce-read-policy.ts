@@ -1,5 +1,5 @@
 /**
- * The policy applied to a `read` command (the PostgREST dialect), level by level, before any SQL
+ * The policy applied to a `read` command (a tree of table levels), level by level, before any SQL
  * exists (docs/access-policy.md; docs/postgrest-dialect.md, "Access policy").
  * In: a permit and a read node. Out: the node, narrowed (fields that came from `*` and may not be
  * read are dropped) and with the grant's row conditions added to every level, or FORBIDDEN.

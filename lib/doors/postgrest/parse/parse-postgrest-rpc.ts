@@ -14,7 +14,7 @@
  * query parameters named like an argument are the arguments (STABLE / IMMUTABLE functions: the call
  * runs read-only, a VOLATILE one fails with 25006, 405, as in PostgREST); the others read the result.
  */
-import type { Command, PostgrestCall, ReadCommand, RpcArgument } from '../../../command/command';
+import type { Command, CallAnswer, ReadCommand, RpcArgument } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PostgrestError } from '../postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
@@ -43,8 +43,8 @@ export function parsePostgrestRpc(name: string, request: GatewayRequest, ctx: Re
   const call = reading ? queryCall(overloads, argQuery, ctx) : bodyCall(overloads, request, prefer.singleObject, ctx);
   const fn = call.fn;
   const read = fn.returnsSet && fn.returns === 'row' ? readOf(fn, request, readQuery, ctx) : noRead(readQuery);
-  const postgrest: PostgrestCall = Object.freeze({ schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD' });
-  return Object.freeze({ kind: 'rpc', fn, notation: call.notation, args: Object.freeze(call.args), values: call.values, resultFormat: 'text', postgrest });
+  const answer: CallAnswer = Object.freeze({ schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD' });
+  return Object.freeze({ kind: 'rpc', fn, notation: call.notation, args: Object.freeze(call.args), values: call.values, resultFormat: 'text', answer });
 }
 
 interface Call {

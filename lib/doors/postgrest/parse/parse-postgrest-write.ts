@@ -13,7 +13,7 @@
  * (POST) the conflict target of an upsert; every other root parameter is a filter (PATCH,
  * DELETE; PUT: exactly the primary key with `eq`).
  */
-import type { Command, Condition, OnConflict, PostgrestWrite, ReadNode } from '../../../command/command';
+import type { Command, Condition, OnConflict, WriteAnswer, ReadNode } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PostgrestError } from '../postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
@@ -33,13 +33,13 @@ type Query = [string, string][];
 export const maxMissingDefaultValues = 30000;
 
 export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: ReadContext): Command {
-  const method = request.method as PostgrestWrite['method'];
+  const method = request.method as WriteAnswer['method'];
   const prefer = parsePostgrestPrefer(request.headers['prefer'], method === 'POST' ? 'insert' : 'write');
   const { readQuery, whereQuery, columnsText, onConflictText } = splitQuery(request, method);
   const where = whereQuery.length ? conditionsOf(table, whereQuery, ctx, request) : [];
-  const answer = (node: ReadNode, explicitSelect: boolean, media: PostgrestWrite['media']): PostgrestWrite =>
+  const answer = (node: ReadNode, explicitSelect: boolean, media: WriteAnswer['media']): WriteAnswer =>
     Object.freeze({ schema: ctx.profile, returnMode: prefer.returnMode, node, media, maxAffected: prefer.maxAffected, rollback: prefer.rollback, method, applied: prefer.applied, explicitSelect, count: prefer.count });
-  const representation = (): { node: ReadNode; explicit: boolean; media: PostgrestWrite['media'] } => representationOf(table, readQuery, request, ctx, prefer);
+  const representation = (): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } => representationOf(table, readQuery, request, ctx, prefer);
 
   switch (method) {
     case 'POST':
@@ -74,7 +74,7 @@ export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: 
         returning: [] as readonly Column[],
         explicitReturning: false,
         onConflict,
-        postgrest: answer(r.node, r.explicit, r.media),
+        answer: answer(r.node, r.explicit, r.media),
         ...(prefer.missingDefault && batch ? { missingDefault: true } : {}),
       };
       return Object.freeze(command);
@@ -87,13 +87,13 @@ export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: 
       const columns = columnsText === undefined ? bodyColumns : namedColumns(table, columnsText);
       if (columns.length === 0) throw new PostgrestError('PGRST102', 'Invalid body: the PATCH body names no column to change');
       const r = representation();
-      return Object.freeze({ kind: 'update', table, key: [], where, columns, body: body.text, row: bodyRowsOf(body.text, false)[0]!, returning: [], explicitReturning: false, postgrest: answer(r.node, r.explicit, r.media) });
+      return Object.freeze({ kind: 'update', table, key: [], where, columns, body: body.text, row: bodyRowsOf(body.text, false)[0]!, returning: [], explicitReturning: false, answer: answer(r.node, r.explicit, r.media) });
     }
     case 'DELETE': {
       requireFilter(where, ctx, 'DELETE');
       if (request.body !== undefined && request.body.trim() !== '') throw new PostgrestError('PGRST102', 'Invalid body: a DELETE takes no body');
       const r = representation();
-      return Object.freeze({ kind: 'delete', table, key: [], where, returning: [], explicitReturning: false, postgrest: answer(r.node, r.explicit, r.media) });
+      return Object.freeze({ kind: 'delete', table, key: [], where, returning: [], explicitReturning: false, answer: answer(r.node, r.explicit, r.media) });
     }
     default:
       throw new PostgrestError('PGRST117', `Unsupported HTTP method: ${clip(method, 16)}`);
@@ -135,7 +135,7 @@ function conditionsOf(table: Table, query: Query, ctx: ReadContext, request: Gat
 }
 
 /** The representation: the read level of `select` over the written rows (no page), or what the answer needs without one. */
-function representationOf(table: Table, query: Query, request: GatewayRequest, ctx: ReadContext, prefer: PostgrestPrefer): { node: ReadNode; explicit: boolean; media: PostgrestWrite['media'] } {
+function representationOf(table: Table, query: Query, request: GatewayRequest, ctx: ReadContext, prefer: PostgrestPrefer): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } {
   const explicit = query.some(([k]) => k === 'select');
   if (prefer.returnMode !== 'representation') {
     // headers-only: the primary key (as text, so no number is rounded) for Location.

@@ -8,7 +8,7 @@
  * Never: JSON.parse of rows (Location's key values come as text from the statement and are only
  * read from that small object); knowledge of how compile built the statement (positions come from `plan.shape`).
  */
-import type { DeleteCommand, InsertCommand, PostgrestWrite, RpcCommand, UpdateCommand } from '../../../command/command';
+import type { DeleteCommand, InsertCommand, WriteAnswer, RpcCommand, UpdateCommand } from '../../../command/command';
 import type { Plan } from '../../../pipeline/plan';
 import type { Result } from '../../../pipeline/result';
 
@@ -25,7 +25,7 @@ const contentTypes = {
   csv: 'text/csv; charset=utf-8',
 } as const;
 
-export function renderPostgrestWrite(command: InsertCommand | UpdateCommand | DeleteCommand, answer: PostgrestWrite, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
+export function renderPostgrestWrite(command: InsertCommand | UpdateCommand | DeleteCommand, answer: WriteAnswer, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
   const shape = plan.shape;
   if (shape.kind !== 'read') throw new Error(`the plan's result shape is ${shape.kind}, expected read`);
   const row = result.rows[0] ?? [];
@@ -56,11 +56,11 @@ function locationOf(command: InsertCommand | UpdateCommand | DeleteCommand, body
 }
 
 /** A call whose result is a value (scalar, one row, void): its JSON, as PostgreSQL built it. */
-export function renderPostgrestCall(command: RpcCommand, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
+export function renderCallAnswer(command: RpcCommand, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
   const shape = plan.shape;
   if (shape.kind !== 'call') throw new Error(`the plan's result shape is ${shape.kind}, expected call`);
   const headers: Record<string, string> = { ...profile };
-  const applied = command.postgrest?.applied ?? [];
+  const applied = command.answer?.applied ?? [];
   if (applied.length) headers['Preference-Applied'] = applied.join(', ');
   if (command.fn.returns === 'void') return { status: 204, headers, body: null };
   const value = result.rows[0]?.[shape.value] ?? 'null';

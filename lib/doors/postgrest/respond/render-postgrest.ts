@@ -12,7 +12,7 @@ import type { Command, ReadCommand } from '../../../command/command';
 import { PostgrestError } from '../postgrest-error';
 import type { Plan, ReadShape } from '../../../pipeline/plan';
 import type { Result } from '../../../pipeline/result';
-import { renderPostgrestCall, renderPostgrestWrite } from './render-postgrest-write';
+import { renderCallAnswer, renderPostgrestWrite } from './render-postgrest-write';
 
 export interface PostgrestResponse {
   readonly status: number;
@@ -23,15 +23,15 @@ export interface PostgrestResponse {
 
 export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, result: Result, schemas: readonly string[]): PostgrestResponse {
   if (command.kind === 'insert' || command.kind === 'update' || command.kind === 'delete' || command.kind === 'rpc') {
-    const answer = command.postgrest;
+    const answer = command.answer;
     if (!answer) throw new Error(`the postgrest dialect renders no ${command.kind} command of the default dialect`);
     const profile: Record<string, string> = schemas.length > 1 ? { 'Content-Profile': answer.schema } : {};
-    if (command.kind !== 'rpc') return renderPostgrestWrite(command, command.postgrest!, plan, result, profile);
-    const read = command.kind === 'rpc' ? command.postgrest?.read : null;
-    if (!read) return renderPostgrestCall(command, plan, result, profile);
+    if (command.kind !== 'rpc') return renderPostgrestWrite(command, command.answer!, plan, result, profile);
+    const read = command.kind === 'rpc' ? command.answer?.read : null;
+    if (!read) return renderCallAnswer(command, plan, result, profile);
     if (plan.shape.kind !== 'read') throw new Error(`the plan's result shape is ${plan.shape.kind}, expected read`);
     const response = renderRead(read, plan.shape, result, profile);
-    const applied = command.postgrest?.applied ?? [];
+    const applied = command.answer?.applied ?? [];
     return applied.length ? { ...response, headers: { ...response.headers, 'Preference-Applied': applied.join(', ') } } : response;
   }
   if (command.kind !== 'read') throw new Error(`the postgrest dialect renders no ${command.kind} command`);

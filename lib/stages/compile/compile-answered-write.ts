@@ -1,5 +1,5 @@
 /**
- * A write of the PostgREST dialect (insert, update, delete with `postgrest`) -> one statement:
+ * A write with answer options (insert, update, delete with `answer`) -> one statement:
  * the write as a data-modifying CTE returning the written rows, read back by the read compiler
  * with the write's `select` (embeds are LATERAL subqueries over `_w`, so RLS applies to them too):
  *
@@ -9,10 +9,11 @@
  *
  * Its result has the read's shape (body, count, total): rendering answers from it. `max-affected`:
  * when more rows were written the statement itself fails (an input-function error whose text
- * carries `maxAffectedMarker`, mapped to PGRST124 by execute), so the transaction rolls back and
+ * carries `maxAffectedMarker`, lib/errors/statement-markers.ts, which the door that asked for the
+ * check translates), so the transaction rolls back and
  * nothing is half-written. In: the command. Never: caller text outside a `$n` parameter.
  */
-import type { Condition, DeleteCommand, InsertCommand, PostgrestWrite, ReadCommand, UpdateCommand } from '../../command/command';
+import type { Condition, DeleteCommand, InsertCommand, WriteAnswer, ReadCommand, UpdateCommand } from '../../command/command';
 import { maxAffectedMarker, singularMarker } from '../../errors/statement-markers';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileFilter } from './compile-filter';
@@ -20,11 +21,11 @@ import { insertStatement } from './compile-insert';
 import { compileCondition, compileRead } from './compile-read';
 
 
-type PostgrestWriteCommand = (InsertCommand | UpdateCommand | DeleteCommand) & { readonly postgrest: PostgrestWrite };
+type AnsweredWrite = (InsertCommand | UpdateCommand | DeleteCommand) & { readonly answer: WriteAnswer };
 
-export function compilePostgrestWrite(command: PostgrestWriteCommand): Sql {
+export function compileWriteAnswer(command: AnsweredWrite): Sql {
   const { table } = command;
-  const answer = command.postgrest;
+  const answer = command.answer;
   const statement = writeStatement(command);
   const read: ReadCommand = {
     kind: 'read',
@@ -52,7 +53,7 @@ export function compilePostgrestWrite(command: PostgrestWriteCommand): Sql {
   return sql`${written}, ${check} SELECT _q.*, _chk.x FROM (${body}) AS _q CROSS JOIN _chk`;
 }
 
-function writeStatement(command: PostgrestWriteCommand): Sql {
+function writeStatement(command: AnsweredWrite): Sql {
   const { table } = command;
   const target = ident(table.schema, table.name);
   switch (command.kind) {

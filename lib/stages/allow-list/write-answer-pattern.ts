@@ -1,5 +1,5 @@
 /**
- * postgrestWritePattern: a write of the PostgREST dialect -> its query pattern (docs/allow-list.md;
+ * writeAnswerPattern: a write with answer options (read back) -> its query pattern (docs/allow-list.md;
  * docs/postgrest-dialect.md, "Allow-list patterns"), e.g.
  *   PATCH pgrst.books body=pages,title genre=eq id=in return=representation select=id,title
  *   POST pgrst.books body=id,title batch on_conflict=id resolution=merge missing=default
@@ -8,10 +8,10 @@
  * `return=` when not minimal, `select=` and the representation's embedded levels, max-affected.
  * Values never appear. In: the command only. Never: reads the request.
  */
-import type { DeleteCommand, InsertCommand, PostgrestWrite, UpdateCommand } from '../../command/command';
+import type { DeleteCommand, InsertCommand, WriteAnswer, UpdateCommand } from '../../command/command';
 import { levelParts, selectOf } from './read-pattern';
 
-export function postgrestWritePattern(command: InsertCommand | UpdateCommand | DeleteCommand, answer: PostgrestWrite): string {
+export function writeAnswerPattern(command: InsertCommand | UpdateCommand | DeleteCommand, answer: WriteAnswer): string {
   const parts: string[] = [];
   if (command.kind !== 'delete') parts.push(`body=${command.columns.map((c) => c.name).sort().join(',')}`);
   if (command.kind === 'insert') {
