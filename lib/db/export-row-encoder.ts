@@ -14,6 +14,7 @@
  *           UTF-8 included); NaN and the infinities quoted; t/f true/false
  */
 import type { ExportFormat } from '../command/command';
+import { csvBytesNeedQuotes } from '../pipeline/csv-field';
 import type { JsonText } from '../pipeline/plan';
 
 export interface EncoderShape {
@@ -104,7 +105,7 @@ export class ExportRowEncoder {
       at += 4;
       if (length < 0) continue;
       const end = at + length;
-      if (this.plain[k] === 1 || (length > 0 && !needsQuotes(b, at, end))) {
+      if (this.plain[k] === 1 || (length > 0 && !csvBytesNeedQuotes(b, at, end))) {
         o = copyBytes(b, at, end, out, o);
       } else {
         out[o++] = QUOTE;
@@ -198,14 +199,6 @@ function copyBytes(from: Buffer, at: number, end: number, out: Buffer, o: number
   return o;
 }
 
-/** Empty, or a comma, quote, CR or LF (RFC 4180, and as COPY ... CSV quotes an empty string). */
-function needsQuotes(b: Buffer, at: number, end: number): boolean {
-  for (let i = at; i < end; i++) {
-    const c = b[i]!;
-    if (c === COMMA || c === QUOTE || c === LF || c === CR) return true;
-  }
-  return false;
-}
 
 /** A string's bytes as PostgreSQL's escape_json (and JSON.stringify) escape them; returns the new offset. */
 function escapeJson(b: Buffer, at: number, end: number, out: Buffer, o: number): number {

@@ -13,6 +13,7 @@ import { assertNever } from '../../command/command';
 import { geometryItem } from '../../command/geometry-item';
 import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { GatewayError } from '../../errors/gateway-error';
+import { csvFieldSql } from '../../pipeline/csv-field';
 import { compileFilter } from './compile-filter';
 import { typedValue } from './typed-value';
 
@@ -56,7 +57,7 @@ function bodyOf(command: ReadCommand): Sql {
     case 'csv':
       // Header from the first row's keys, then one line per row; a value with a comma, quote or
       // line break is quoted, quotes doubled (RFC 4180); NULL is an empty field.
-      return sql`coalesce((SELECT string_agg(_csv.q, ',' ORDER BY _csv.n) FROM (SELECT ${csvField(sql`_k.k`)} AS q, _k.n FROM json_object_keys((array_agg(_p.j))[1]) WITH ORDINALITY AS _k(k, n)) AS _csv) || E'\\n' || string_agg((SELECT string_agg(${csvField(sql`_v.value`)}, ',' ORDER BY _v.n) FROM json_each_text(_p.j) WITH ORDINALITY AS _v(key, value, n)), E'\\n'), '')`;
+      return sql`coalesce((SELECT string_agg(_csv.q, ',' ORDER BY _csv.n) FROM (SELECT ${csvFieldSql(sql`_k.k`)} AS q, _k.n FROM json_object_keys((array_agg(_p.j))[1]) WITH ORDINALITY AS _k(k, n)) AS _csv) || E'\\n' || string_agg((SELECT string_agg(${csvFieldSql(sql`_v.value`)}, ',' ORDER BY _v.n) FROM json_each_text(_p.j) WITH ORDINALITY AS _v(key, value, n)), E'\\n'), '')`;
     case 'geojson':
       // Each `_p.j` is a Feature (compileLevel with `feature`): a GeoJSON FeatureCollection.
       return sql`json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(_p.j), '[]'))::text`;
@@ -100,10 +101,6 @@ function noGeometry(): GatewayError {
  */
 function featureJson(feature: Feature, geometry: Sql, properties: Sql): Sql {
   return sql`json_build_object('type', 'Feature', 'geometry', ${feature.asGeoJson}(${geometry}, 9, 0)::json, 'properties', ${properties})`;
-}
-
-function csvField(value: Sql): Sql {
-  return sql`CASE WHEN ${value} IS NULL THEN '' WHEN ${value} ~ '[",\r\n]' THEN '"' || replace(${value}, '"', '""') || '"' ELSE ${value} END`;
 }
 
 /**

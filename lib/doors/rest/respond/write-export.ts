@@ -22,6 +22,7 @@ import type { ExportStats, ExportOutcome } from '../../../ops/export-stats';
 import type { ResultShape, StreamShape } from '../../../pipeline/plan';
 import type { ExportBatch, RowStream } from '../../../pipeline/row-stream';
 import { toPublicError } from '../../../http/send-error';
+import { csvExportField } from '../../../pipeline/csv-field';
 
 const contentTypes = {
   json: 'application/json; charset=utf-8',
@@ -67,7 +68,7 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       if (!res.write(chunk)) await drained(res);
     };
     if (format === 'json') await write('{"data":[');
-    if (format === 'csv') await write(`${shape.columns.map(csvName).join(',')}\r\n`);
+    if (format === 'csv') await write(`${shape.columns.map(csvExportField).join(',')}\r\n`);
     for (;;) {
       let batch: ExportBatch | null;
       try {
@@ -125,10 +126,3 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Needs quoting (RFC 4180, and as COPY ... CSV writes an empty string): empty, or a comma, quote, CR or LF. */
-const needsQuotes = /^$|[",\r\n]/;
-
-/** A header name, quoted as a field is. */
-function csvName(name: string): string {
-  return needsQuotes.test(name) ? `"${name.replace(/"/g, '""')}"` : name;
-}
