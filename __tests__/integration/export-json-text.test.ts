@@ -1,6 +1,6 @@
 /**
  * A JSON or NDJSON export builds each row's object in the gateway from its columns' text
- * (lib/stages/compile/compile-export.ts, lib/http/write-export.ts): this is the differential test
+ * (lib/stages/compile/compile-export.ts, lib/doors/rest/respond/write-export.ts): this is the differential test
  * that keeps it byte for byte PostgreSQL's `to_json` of the row, so that an export renders a row
  * exactly as a page does (docs/querying.md, "Exports"). Over HTTP, as the RLS-bound app role:
  *   - a table of its own (schema `json_text`, created in this file's clone of the template) with a

@@ -103,7 +103,7 @@ const contextText = (readOnly: boolean, request = false): string =>
 const contextStatements = {
   ro: { name: 'tablegate_context_ro_v2', text: contextText(true) },
   rw: { name: 'tablegate_context_rw_v2', text: contextText(false) },
-  // The PostgREST dialect's: the same, plus the request.* settings.
+  // With a door's request.* settings: the same, plus those.
   roRequest: { name: 'tablegate_context_ro_request_v1', text: contextText(true, true) },
   rwRequest: { name: 'tablegate_context_rw_request_v1', text: contextText(false, true) },
 } as const;

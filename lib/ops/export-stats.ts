@@ -1,6 +1,6 @@
 /**
  * Counters of streamed exports (docs/querying.md, "Exports"): rows and bytes written, exports in
- * flight, and finished exports by outcome, each by format. In: what lib/http/write-export.ts
+ * flight, and finished exports by outcome, each by format. In: what lib/doors/rest/respond/write-export.ts
  * reports as it writes. Out: snapshots, read at scrape time by lib/ops/export-metrics.ts. Never:
  * takes a label value from a request (formats and outcomes are fixed).
  */

@@ -1,7 +1,7 @@
 /**
  * RowStream: the rows of an export as they are read, in batches (docs/querying.md, "Exports").
  * Made by the Database port's `stream` (lib/db/export-cursor.ts), wrapped by execute to map
- * database errors, consumed by lib/http/write-export.ts. The consumer asks for the next batch
+ * database errors, consumed by lib/doors/rest/respond/write-export.ts. The consumer asks for the next batch
  * only once it has written the previous one, so memory holds a batch or two, whatever the count.
  */
 export interface ExportBatch {

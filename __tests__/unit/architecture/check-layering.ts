@@ -11,7 +11,8 @@
  *   two folders that import each other are one room or a missing floor.
  * - No comment cites a document outside the repository ("contract §", "gateway spec").
  * - Doors (lib/doors/<door>/, one per way in: docs/architecture.md, "Doors"): no stage and no
- *   lower floor imports a door, and a door imports no other door but doors/shared/.
+ *   lower floor imports a door, a door imports no stage (it reaches them through the pipeline),
+ *   and a door imports no other door but doors/shared/.
  * - The stages and the floor they speak (stages/, command/, pipeline/) name no dialect: no
  *   `postgrest` and no `dialect` in code or comments (a citation of a docs/ page aside), so no
  *   branch on who asked can come back. pipeline/resolved-config.ts is the one exception: its keys
@@ -58,6 +59,7 @@ export function checkLayering(libRoot: string): Layering {
       const [fromDoor, toDoor] = [doorOf(from), doorOf(to)];
       if (toDoor !== undefined && fromStage !== undefined) problems.push(`${from} imports ${to} (a stage imports a door)`);
       if (toDoor !== undefined && lowerFloors.includes(from.split('/')[0]!)) problems.push(`${from} imports ${to} (a lower floor imports a door)`);
+      if (fromDoor !== undefined && toStage !== undefined) problems.push(`${from} imports ${to} (a door imports a stage)`);
       if (fromDoor !== undefined && toDoor !== undefined && fromDoor !== toDoor && toDoor !== 'shared') problems.push(`${from} imports ${to} (a door imports another door)`);
       const [fromFolder, toFolder] = [folderOf(from), folderOf(to)];
       if (fromFolder !== toFolder) {

@@ -85,15 +85,18 @@ describe('checkLayering itself', () => {
     expect(checkLayering(root).problems).toEqual(['errors/codes.ts cites a document outside the repository (2x)']);
   });
 
-  it('reports a stage or a lower floor importing a door, and a door importing another door but shared/', () => {
+  it('reports a stage or a lower floor importing a door, a door importing a stage, and a door importing another door but shared/', () => {
     write('doors/shared/resolve-names.ts', 'export const resolve = 1;\n');
     write('doors/rest/parse-list.ts', "import { resolve } from '../shared/resolve-names';\nexport const list = resolve;\n");
     write('doors/other/parse.ts', "import { list } from '../rest/parse-list';\nexport const other = list;\n");
     write('stages/compile/compile-get.ts', "import { list } from '../../doors/rest/parse-list';\nexport const g = list;\n");
     write('describe/document.ts', "import { list } from '../doors/rest/parse-list';\nexport const d = list;\n");
+    write('doors/other/render.ts', "import { listColumns } from '../../stages/compile/compile-list';\nexport const r = listColumns;\n");
     expect(checkLayering(root).problems).toEqual([
       'describe/document.ts imports doors/rest/parse-list.ts (a lower floor imports a door)',
       'doors/other/parse.ts imports doors/rest/parse-list.ts (a door imports another door)',
+      "doors/other/render.ts imports stages/compile/compile-list.ts (render reads compile's internals)",
+      'doors/other/render.ts imports stages/compile/compile-list.ts (a door imports a stage)',
       'stages/compile/compile-get.ts imports doors/rest/parse-list.ts (a stage imports a door)',
     ]);
   });

@@ -1,7 +1,7 @@
 /**
  * docs/querying.md "Limits" must list every request cap with the value the code enforces: the
- * query-string caps (lib/stages/parse/request-limits.ts, MAX_QUERY_PARAMETERS) and the JSON body
- * caps (lib/stages/parse/parse-json-body.ts). Fails when a cap changes without its documentation.
+ * query-string caps (lib/doors/shared/request-limits.ts, MAX_QUERY_PARAMETERS) and the JSON body
+ * caps (lib/doors/shared/parse-json-body.ts). Fails when a cap changes without its documentation.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * The PostgREST dialect's Prefer header of writes and calls (lib/stages/parse/postgrest/postgrest-prefer.ts)
- * and the response of a function's RAISE SQLSTATE 'PGRST' (lib/errors/postgrest-error.ts).
+ * The PostgREST dialect's Prefer header of writes and calls (lib/doors/postgrest/parse/postgrest-prefer.ts)
+ * and the response of a function's RAISE SQLSTATE 'PGRST' (lib/doors/postgrest/postgrest-error.ts).
  */
 import { PostgrestError, raisedPostgrestError, RaisedPostgrestError } from '../../../lib/doors/postgrest/postgrest-error';
 import { parsePostgrestPrefer } from '../../../lib/doors/postgrest/parse/postgrest-prefer';

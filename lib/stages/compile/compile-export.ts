@@ -3,12 +3,12 @@
  * order, with the same filters, policy conditions, cursor and expansions as a page
  * (listSource in compile-list.ts), one result row per row instead of one aggregated row:
  *   csv: the selected columns (then the expansions' JSON) themselves, as PostgreSQL's text
- *        rendering; lib/http/write-export.ts quotes them. Building the CSV line in SQL instead
+ *        rendering; lib/doors/rest/respond/write-export.ts quotes them. Building the CSV line in SQL instead
  *        cost PostgreSQL about twice what the rows alone do, and PostgreSQL bounds an export
  *        (bench/export.js, docs/performance.md#exports).
  *   json, ndjson: the same columns, each as the text its JSON value follows from exactly
  *        (jsonColumns): integers, finite numbers, booleans, strings and json as their own text,
- *        every other type as `to_json(<column>)::text`; lib/http/write-export.ts joins them into
+ *        every other type as `to_json(<column>)::text`; lib/doors/rest/respond/write-export.ts joins them into
  *        the row's object, byte for byte PostgreSQL's `to_json` of the row, as in a page's
  *        `data` (__tests__/integration/export-json-text.test.ts compares them). `to_json` of
  *        the whole row in SQL made PostgreSQL's work three times COPY's.

@@ -11,7 +11,7 @@
  * Text results (the default) are built as JSON by PostgreSQL (docs/rpc.md, "The response"): an
  * array for a set, an object for a row, the bare value for a scalar, null for void. Binary results
  * (`x-gw-result-format: binary`) are the function's own columns in binary format, decoded and
- * rendered by the gateway (http/render-rpc.ts); a column of a type the decoder does not know is
+ * rendered by the default door (lib/doors/rest/respond/render-rpc.ts); a column of a type the decoder does not know is
  * sent as to_json(column) instead, and the session TimeZone comes last, for timestamptz.
  * The rows of a set are `r.*` and columns `r."name"`, `a."key"`: a function may return a column
  * named `r` (docs/architecture.md, "Names the compiler writes").

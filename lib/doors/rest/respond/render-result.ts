@@ -42,7 +42,7 @@ export function renderResult(command: Command, plan: Pick<Plan, 'shape'>, result
       return renderRpc(command, shape.kind === 'binary-call' ? shape : expectShape(shape, 'call'), result);
     case 'contracts':
       return renderContracts(command);
-    // A read (the PostgREST dialect's) rendered by the default dialect: its body as is.
+    // A read (a tree of table levels, made by another door or a replacement parse): its body as is.
     case 'read':
       return { status: 200, body: result.rows[0]?.[expectShape(shape, 'read').body] ?? '[]' };
     default:
