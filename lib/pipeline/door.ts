@@ -50,7 +50,7 @@ export interface DescribedGrammar {
 }
 
 export interface Door extends Responder {
-  /** Short name, for logs (`rest`, ...). */
+  /** The door's name: its folder under lib/doors/ (`rest`, ...). */
   readonly name: string;
   /** The parse stage: the door's grammar -> a Command (it may be replaced by `options.stages.parse`). */
   readonly parse: Stages['parse'];
