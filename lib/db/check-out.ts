@@ -40,6 +40,8 @@ export interface Lease {
  * and removes no listener of its own.
  */
 const leaseOf = new WeakMap<object, LeaseImpl>();
+/** Clients that already carry that listener. */
+const guarded = new WeakSet<object>();
 
 /**
  * The deadlines of the leases that have one, checked by one timer per process instead of a
@@ -92,7 +94,8 @@ function lease(client: pg.PoolClient, deadlineMs: number): Lease {
   // Stays for the client's life: while it is checked out it records the error on the lease, and
   // after release, when the pool adds its own listener, a client closed by the pool can still
   // emit once more (pg-pool logs those too).
-  if (!leaseOf.has(client)) {
+  if (!guarded.has(client)) {
+    guarded.add(client);
     client.on('error', (err: Error) => {
       const current = leaseOf.get(client);
       if (current !== undefined) current.broken ??= err;
