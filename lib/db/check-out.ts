@@ -34,8 +34,41 @@ export interface Lease {
   discard(): void;
 }
 
-/** Clients that already carry the gateway's permanent 'error' listener. */
+/**
+ * The lease each client is checked out under, if any. The client's one permanent 'error' listener
+ * (added the first time the gateway sees it) records an error on that lease, so a checkout adds
+ * and removes no listener of its own.
+ */
+const leaseOf = new WeakMap<object, LeaseImpl>();
+/** Clients that already carry that listener. */
 const guarded = new WeakSet<object>();
+
+/**
+ * The deadlines of the leases that have one, checked by one timer per process instead of a
+ * setTimeout per request. The timer runs only while such leases exist and is unref'd; a deadline
+ * fires at most `sweepIntervalMs` late (the bound is statement_timeout + 5 s, so a quarter of a
+ * second does not matter).
+ */
+export const sweepIntervalMs = 250;
+const withDeadline = new Set<LeaseImpl>();
+let sweeper: NodeJS.Timeout | undefined;
+
+function sweep(): void {
+  const now = performance.now();
+  for (const lease of withDeadline) if (now >= lease.due) lease.expire();
+  if (withDeadline.size === 0 && sweeper !== undefined) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+function watchDeadline(lease: LeaseImpl): void {
+  withDeadline.add(lease);
+  if (sweeper === undefined) {
+    sweeper = setInterval(sweep, sweepIntervalMs);
+    sweeper.unref();
+  }
+}
 
 /**
  * `deadlineMs` bounds the whole lease (0: no bound): a socket that stops answering without being
@@ -58,50 +91,65 @@ export function checkOut(pool: pg.Pool, deadlineMs: number): Promise<Lease> {
 }
 
 function lease(client: pg.PoolClient, deadlineMs: number): Lease {
-  // A last resort that stays for the client's life: after release the pool adds its own listener,
-  // but a client closed by the pool can still emit once more (pg-pool logs those too).
+  // Stays for the client's life: while it is checked out it records the error on the lease, and
+  // after release, when the pool adds its own listener, a client closed by the pool can still
+  // emit once more (pg-pool logs those too).
   if (!guarded.has(client)) {
     guarded.add(client);
-    client.on('error', (err: Error) => log('connection error: %s', err.message));
+    client.on('error', (err: Error) => {
+      const current = leaseOf.get(client);
+      if (current !== undefined) current.broken ??= err;
+      else log('connection error: %s', err.message);
+    });
   }
-  let broken: Error | undefined;
-  const onError = (err: Error): void => {
-    broken ??= err;
-  };
-  client.on('error', onError);
-  let timedOut = false;
-  const timer =
-    deadlineMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          broken ??= new Error(`the database did not answer within ${deadlineMs} ms`);
-          log('no answer within %d ms: closing the connection', deadlineMs);
-          socketOf(client)?.destroy();
-        }, deadlineMs)
-      : undefined;
-  timer?.unref();
-  let released = false;
-  const giveBack = (discard: Error | undefined): void => {
-    if (released) return;
-    released = true;
-    clearTimeout(timer);
+  const leased = new LeaseImpl(client, deadlineMs);
+  leaseOf.set(client, leased);
+  if (deadlineMs > 0) watchDeadline(leased);
+  return leased;
+}
+
+class LeaseImpl implements Lease {
+  /** The first connection-level error seen while checked out. */
+  broken: Error | undefined;
+  timedOut = false;
+  /** When the deadline passes (performance.now() time); Infinity without one. */
+  readonly due: number;
+  private released = false;
+
+  constructor(
+    readonly client: pg.PoolClient,
+    private readonly deadlineMs: number,
+  ) {
+    this.due = deadlineMs > 0 ? performance.now() + deadlineMs : Infinity;
+  }
+
+  expire(): void {
+    withDeadline.delete(this);
+    if (this.released) return;
+    this.timedOut = true;
+    this.broken ??= new Error(`the database did not answer within ${this.deadlineMs} ms`);
+    log('no answer within %d ms: closing the connection', this.deadlineMs);
+    socketOf(this.client)?.destroy();
+  }
+
+  release(err?: unknown): void {
+    this.giveBack(this.broken ?? (err !== undefined && isConnectionFailure(err) ? asError(err) : undefined));
+  }
+
+  discard(): void {
+    this.giveBack(this.broken ?? new Error('discarded by the gateway'));
+  }
+
+  private giveBack(discard: Error | undefined): void {
+    if (this.released) return;
+    this.released = true;
+    if (this.due !== Infinity) withDeadline.delete(this);
+    // From here the client's errors are the pool's (logged by the permanent listener).
+    if (leaseOf.get(this.client) === this) leaseOf.delete(this.client);
     // release(err) makes pg-pool close the client instead of keeping it idle. pg-pool attaches
     // its idle listener inside release(), so the client is never without one.
-    client.release(discard);
-    client.removeListener('error', onError);
-  };
-  return {
-    client,
-    get timedOut() {
-      return timedOut;
-    },
-    release(err?: unknown): void {
-      giveBack(broken ?? (err !== undefined && isConnectionFailure(err) ? asError(err) : undefined));
-    },
-    discard(): void {
-      giveBack(broken ?? new Error('discarded by the gateway'));
-    },
-  };
+    this.client.release(discard);
+  }
 }
 
 /**

@@ -21,9 +21,10 @@ export function digestRequest(req: IncomingMessage & { url?: string }, id: strin
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const rawSegments = path.split('/').filter((s) => s !== '');
-  let segments: string[];
+  const segments: string[] = [];
   try {
-    segments = rawSegments.map((s) => decodeURIComponent(s));
+    // A segment without '%' decodes to itself.
+    for (const s of rawSegments) segments.push(s.includes('%') ? decodeURIComponent(s) : s);
   } catch {
     throw new GatewayError('PARSE_ERROR', 'The request path is not valid percent-encoding.');
   }
@@ -34,13 +35,18 @@ export function digestRequest(req: IncomingMessage & { url?: string }, id: strin
     const raw = q === -1 ? '' : url.slice(q + 1);
     checkParameterCount(raw);
     if (/%(?![0-9a-fA-F]{2})/.test(raw)) throw new Error('bad escape');
-    query = [...new URLSearchParams(raw)].map(([k, v]) => Object.freeze([k, v] as const));
+    query = [];
+    for (const [k, v] of new URLSearchParams(raw)) query.push(Object.freeze([k, v] as const));
   } catch (err) {
     if (err instanceof GatewayError) throw err;
     throw new GatewayError('PARSE_ERROR', 'The query string is not valid percent-encoding.');
   }
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const raw = req.headers;
+  for (const name in raw) {
+    const value = raw[name];
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   return Object.freeze({
     id,
     method: (req.method ?? 'GET').toUpperCase(),

@@ -14,9 +14,18 @@ export interface DrainTicket {
   leave(): void;
 }
 
-interface Entry {
-  aborted: boolean;
-  readonly onAbort: () => void;
+/** A request that entered: its own ticket, so that entering allocates one object. */
+class Entry implements DrainTicket {
+  aborted = false;
+
+  constructor(
+    private readonly drain: Drain,
+    readonly onAbort: () => void,
+  ) {}
+
+  leave(): void {
+    this.drain.left(this);
+  }
 }
 
 export class Drain {
@@ -36,16 +45,14 @@ export class Drain {
   /** Undefined when draining: the request must be refused. */
   enter(onAbort: () => void): DrainTicket | undefined {
     if (this.closing) return undefined;
-    const entry: Entry = { aborted: false, onAbort };
+    const entry = new Entry(this, onAbort);
     this.running.add(entry);
-    return {
-      get aborted() {
-        return entry.aborted;
-      },
-      leave: () => {
-        if (this.running.delete(entry) && this.running.size === 0) this.idle?.();
-      },
-    };
+    return entry;
+  }
+
+  /** Entry.leave(): a request that already left, or was aborted, changes nothing. */
+  left(entry: Entry): void {
+    if (this.running.delete(entry) && this.running.size === 0) this.idle?.();
   }
 
   /** Refuses new requests from now on (synchronously), then waits; resolves with the number aborted. */

@@ -14,29 +14,56 @@ import { stageNames } from './stage-names';
 import type { CommandContext, GatewayContext, StageOverrides, Stages } from './stage-types';
 
 export async function runPipeline(stages: Stages, ctx: GatewayContext, admit?: (ctx: CommandContext) => Promise<void>): Promise<Result> {
-  const withIdentity = Object.assign(ctx, { identity: await authenticate(stages, ctx) });
-  const parsed = Object.assign(withIdentity, { command: await stages.parse(withIdentity) });
+  // A stage that answers synchronously (parse, policy, allow-list and compile do) is not awaited:
+  // each await of a plain value costs a microtask turn per request.
+  const identity = authenticate(stages, ctx);
+  const withIdentity = Object.assign(ctx, { identity: isPromise(identity) ? await identity : identity });
+  const command = stages.parse(withIdentity);
+  const parsed = Object.assign(withIdentity, { command: isPromise(command) ? await command : command });
   if (admit) await admit(parsed);
-  parsed.command = await stages.policy(parsed);
-  parsed.command = await stages.allowList(parsed);
-  const planned = Object.assign(parsed, { plan: await stages.compile(parsed) });
+  const allowed = stages.policy(parsed);
+  parsed.command = isPromise(allowed) ? await allowed : allowed;
+  const listed = stages.allowList(parsed);
+  parsed.command = isPromise(listed) ? await listed : listed;
+  const plan = stages.compile(parsed);
+  const planned = Object.assign(parsed, { plan: isPromise(plan) ? await plan : plan });
   const result = await stages.execute(planned);
   ctx.result = result;
   return result;
 }
 
-async function authenticate(stages: Stages, ctx: GatewayContext): Promise<Identity> {
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** The auth stage, timed into `ctx.measures` (a synchronous answer or failure too). */
+function authenticate(stages: Stages, ctx: GatewayContext): Identity | Promise<Identity> {
   const measures = ctx.measures;
   if (measures === undefined) return stages.auth(ctx);
   const started = performance.now();
+  let answer: Identity | Promise<Identity>;
   try {
-    return await stages.auth(ctx);
+    answer = stages.auth(ctx);
   } catch (err) {
     measures.authFailure = authFailureReasonOf(err);
-    throw err;
-  } finally {
     measures.authMs += performance.now() - started;
+    throw err;
   }
+  if (!isPromise(answer)) {
+    measures.authMs += performance.now() - started;
+    return answer;
+  }
+  return answer.then(
+    (identity) => {
+      measures.authMs += performance.now() - started;
+      return identity;
+    },
+    (err: unknown) => {
+      measures.authFailure = authFailureReasonOf(err);
+      measures.authMs += performance.now() - started;
+      throw err;
+    },
+  );
 }
 
 /**
