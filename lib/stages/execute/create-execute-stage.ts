@@ -14,6 +14,7 @@ import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
 import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
+import { withEstimate } from './with-estimate';
 import { maxAffectedMarker, PostgrestError, raisedPostgrestError, singularMarker } from '../../errors/postgrest-error';
 
 export function createExecuteStage(): Stages['execute'] {
@@ -23,7 +24,8 @@ export function createExecuteStage(): Stages['execute'] {
     const postgrest = ctx.config.dialect === 'postgrest';
     try {
       if (plan.shape.kind === 'stream') return await openStream(ctx, { ...plan, query: plan.query });
-      return await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
+      const result = await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
+      return plan.estimate ? withEstimate(result, plan) : result;
     } catch (err) {
       if (postgrest) {
         const raised = raisedPostgrestError(err);
