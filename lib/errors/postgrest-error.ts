@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from './error-catalogue';
 import { GatewayError } from './gateway-error';
+import type { NameHint } from './name-hint';
 
 /** The PostgREST codes the dialect sends itself, with their HTTP status and the nearest catalogue code. */
 export const postgrestCodes = {
@@ -51,7 +52,7 @@ export class PostgrestError extends GatewayError {
   readonly pgrstStatus: number;
 
   /** `status`: where PostgREST sends one code with two statuses (PGRST107: 406 for Accept, 415 for Content-Type). */
-  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number } = {}) {
+  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number; names?: NameHint } = {}) {
     const { status, ...rest } = options;
     super(postgrestCodes[code].code, message, rest);
     this.name = 'PostgrestError';

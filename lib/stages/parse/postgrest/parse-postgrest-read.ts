@@ -16,7 +16,7 @@ import { castTypes } from '../../../command/command';
 import type { AggregateFn } from '../../../command/command';
 import type { ResolvedConfig } from '../../../config/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
-import { nearestName } from '../../../errors/nearest-name';
+import { columnCandidates, suggestName } from '../../../errors/name-hint';
 import { PostgrestError } from '../../../errors/postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
 import type { Column, SchemaCache, Table } from '../../../schema/schema-types';
@@ -262,9 +262,8 @@ function resolveField(table: Table, text: string, where: string, rawPath?: reado
 function columnOf(table: Table, name: string): Column {
   const column = table.columnsByName.get(name);
   if (column) return column;
-  const near = nearestName(name, table.columnsByName.keys());
   throw new GatewayError('UNKNOWN_COLUMN', `column ${table.name}.${clip(name)} does not exist`, {
-    ...(near === undefined ? {} : { hint: `Perhaps you meant to reference the column "${table.name}.${near}".` }),
+    ...suggestName(name, columnCandidates(table), (near) => `Perhaps you meant to reference the column "${table.name}.${near}".`),
   });
 }
 
