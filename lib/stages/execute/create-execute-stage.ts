@@ -74,7 +74,8 @@ async function openStream(ctx: ExecuteContext, plan: QueryPlan): Promise<Result>
 /**
  * PostgREST's transaction-local `request.*` settings (docs/postgrest-dialect.md, "Settings"):
  * the token's claims as JSON, the method, the path below the mount point, and the request
- * headers as JSON without Authorization and Cookie (the token's claims are in request.jwt.claims).
+ * headers as JSON without the credentials Authorization, Proxy-Authorization and Cookie (the
+ * token's claims are in request.jwt.claims).
  */
 function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan']['request']> {
   const { identity, request } = ctx;
@@ -86,7 +87,7 @@ function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan'
     if (identity.agentId !== '') claims['agent_id'] = identity.agentId;
     if (identity.scopes.length) claims['scope'] = identity.scopes.join(' ');
   }
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && name !== 'authorization' && name !== 'cookie'));
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && !credentialHeaders.has(name)));
   return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
 }
 
@@ -128,6 +129,9 @@ function errorContextOf(command: Command): ErrorContext {
       return { kind: command.kind };
   }
 }
+
+/** Headers that carry credentials: never copied into `request.headers`. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 const NO_ROWS: Result = Object.freeze({ rows: Object.freeze([]) });
 
