@@ -14,6 +14,7 @@ import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
 import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
+import { withEstimate } from './with-estimate';
 import { maxAffectedMarker, PostgrestError, raisedPostgrestError, singularMarker } from '../../errors/postgrest-error';
 
 export function createExecuteStage(): Stages['execute'] {
@@ -23,7 +24,8 @@ export function createExecuteStage(): Stages['execute'] {
     const postgrest = ctx.config.dialect === 'postgrest';
     try {
       if (plan.shape.kind === 'stream') return await openStream(ctx, { ...plan, query: plan.query });
-      return await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
+      const result = await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
+      return plan.estimate ? withEstimate(result, plan) : result;
     } catch (err) {
       if (postgrest) {
         const raised = raisedPostgrestError(err);
@@ -72,7 +74,8 @@ async function openStream(ctx: ExecuteContext, plan: QueryPlan): Promise<Result>
 /**
  * PostgREST's transaction-local `request.*` settings (docs/postgrest-dialect.md, "Settings"):
  * the token's claims as JSON, the method, the path below the mount point, and the request
- * headers as JSON without Authorization and Cookie (the token's claims are in request.jwt.claims).
+ * headers as JSON without the credentials Authorization, Proxy-Authorization and Cookie (the
+ * token's claims are in request.jwt.claims).
  */
 function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan']['request']> {
   const { identity, request } = ctx;
@@ -84,7 +87,7 @@ function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan'
     if (identity.agentId !== '') claims['agent_id'] = identity.agentId;
     if (identity.scopes.length) claims['scope'] = identity.scopes.join(' ');
   }
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && name !== 'authorization' && name !== 'cookie'));
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && !credentialHeaders.has(name)));
   return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
 }
 
@@ -126,6 +129,9 @@ function errorContextOf(command: Command): ErrorContext {
       return { kind: command.kind };
   }
 }
+
+/** Headers that carry credentials: never copied into `request.headers`. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 const NO_ROWS: Result = Object.freeze({ rows: Object.freeze([]) });
 
