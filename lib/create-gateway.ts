@@ -46,6 +46,9 @@ import { createCursorCodec } from './pipeline/cursor-codec';
 import { createReadRouting } from './create-read-routing';
 import { createRequestHandler } from './create-request-handler';
 import { createDescribeRoute } from './create-describe-route';
+import { createNameVisibility, unloadedTable } from './create-name-visibility';
+import { GatewayError } from './errors/gateway-error';
+import { nothingVisible } from './errors/name-hint';
 import { createRestDoor } from './doors/rest/rest-door';
 import { UnknownTableError } from './doors/shared/resolve-names';
 import { createPostgrestDoor } from './doors/postgrest/postgrest-door';
@@ -109,6 +112,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     execute: createExecuteStage(door.execute),
   };
   const stages = applyStageOverrides(defaults, options.stages);
+  const nameVisibility = createNameVisibility({ access: accessPolicy, legacy: legacyPolicy }, functionAllowList);
   const describe = createDescribeRoute({ config, grammar: door.describes ?? rest.describes!, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
@@ -241,7 +245,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
     queryPattern,
     reloadAfterDrift: () => reloadAfterDrift(),
-    withReloadHint: async (err) => (err instanceof UnknownTableError && (await unloaded.exists(err.table)) ? err.withReloadHint() : err),
+    withHints: async (err, identity) => {
+      if (!(err instanceof GatewayError)) return err;
+      // No identity (the request failed before auth finished): no name of the schema at all.
+      const visibility = identity === undefined ? nothingVisible : nameVisibility(identity);
+      const narrowed = err.visibleTo(visibility);
+      // The reload hint confirms that a table exists: only for one the caller's policy would let it read.
+      if (narrowed instanceof UnknownTableError && visibility.readable(unloadedTable(narrowed.table)) && (await unloaded.exists(narrowed.table))) return narrowed.withReloadHint();
+      return narrowed;
+    },
   });
 
   // A table or column the cache knows is gone (a migration ran): re-discover in the background,

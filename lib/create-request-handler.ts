@@ -25,6 +25,7 @@ import { measuredDatabase, newRequestMeasures } from './pipeline/request-measure
 import { runPipeline } from './pipeline/run-pipeline';
 import type { GatewayContext, Stages } from './pipeline/stage-types';
 import type { SchemaCache } from './schema/schema-types';
+import type { Identity } from './pipeline/identity';
 
 export interface RequestHandlerParts {
   readonly config: ResolvedConfig;
@@ -44,8 +45,11 @@ export interface RequestHandlerParts {
   queryPattern(command: Command): string | undefined;
   /** A schema drift was seen: reload in the background, rate-limited by the caller. */
   reloadAfterDrift(): void;
-  /** The error to send for `err`: an unknown table's 404 may gain a reload hint (docs/errors.md). */
-  withReloadHint(err: unknown): Promise<unknown>;
+  /**
+   * The error to send for `err`: its "did you mean" hint narrowed to the names the caller may see,
+   * and an unknown table's 404 may gain a reload hint (docs/errors.md). No identity: no names.
+   */
+  withHints(err: unknown, identity: Identity | undefined): Promise<unknown>;
 }
 
 export function createRequestHandler(parts: RequestHandlerParts): (req: Request, res: Response) => Promise<void> {
@@ -97,7 +101,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
         await describe.respond(ctx, res, req.baseUrl);
         return;
       }
-      const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, c.command.kind)));
+      const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, rateLimitKinds(c.command))));
       // Answered 503 by a drain that timed out: the response is gone.
       if (ticket.aborted) return void (await result.stream?.close());
       route = ctx.command!.kind;
@@ -115,7 +119,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       }
       if (isSchemaDrift(err)) parts.reloadAfterDrift();
       if (isGatewayError(err) && err.code === 'RATE_LIMITED') metrics.rateLimited(route);
-      const answer = drain.draining ? err : await parts.withReloadHint(err);
+      const answer = drain.draining ? err : await parts.withHints(err, ctx?.identity);
       if (ticket.aborted) return;
       timing();
       responder.sendError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
@@ -125,6 +129,16 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       logRequest(req, res, requestId, route, started);
     }
   };
+}
+
+/**
+ * The kinds a request is counted under (docs/scaling-out.md#rate-limits): its command's, and an
+ * upsert that may update an existing row (PUT, `Prefer: resolution=merge-duplicates`, the default
+ * dialect's `on_conflict` update) counts against `update` too, so a caller past its update limit
+ * cannot update through an insert.
+ */
+function rateLimitKinds(command: Command): readonly string[] {
+  return command.kind === 'insert' && command.onConflict?.action === 'update' ? ['insert', 'update'] : [command.kind];
 }
 
 /** While draining: the client should retry, on this or another instance. */

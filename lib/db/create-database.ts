@@ -54,6 +54,7 @@ export function createDatabase(
               binaryResults: plan.binaryResults === true,
               ...(plan.rollback ? { rollback: true } : {}),
               ...(plan.request ? { request: plan.request } : {}),
+              ...(plan.estimate ? { estimate: plan.estimate.query } : {}),
             },
             plan.query,
             prepareValue,

@@ -3,6 +3,7 @@
  * extended-protocol messages ending in a single Sync:
  *
  *   Parse/Bind/Execute  SELECT set_config('app.current_tenant_id', $1, true), ...   (the context)
+ *   [Parse/Bind/Execute  EXPLAIN (FORMAT JSON) <the rows counted>]                  (a count estimate)
  *   Parse/Bind/Describe/Execute  <the plan's statement>
  *   Bind/Execute  RESET ALL, RESET ROLE, DISCARD TEMP, then                         (the reset)
  *                 writes: the context statement again; reads: SELECT pg_advisory_unlock_all()
@@ -63,6 +64,11 @@ export interface TransactionSettings {
   readonly rollback?: boolean;
   /** A door's `request.*` settings, set with the context (docs/architecture.md, "Doors"). */
   readonly request?: RequestSettings;
+  /**
+   * `Prefer: count=planned|estimated`: an EXPLAIN (FORMAT JSON) run after the context and before
+   * the plan statement, so that it is planned as the caller, under its row-level security.
+   */
+  readonly estimate?: CompiledQuery;
 }
 
 
@@ -152,6 +158,8 @@ export interface ResultField {
 export interface BatchResult {
   readonly rows: Rows;
   readonly binary?: { readonly fields: readonly ResultField[]; readonly rows: BinaryRows };
+  /** With `settings.estimate`: the EXPLAIN's JSON text. */
+  readonly estimate?: string;
 }
 
 /** The tenant-context statement as a plain query, for the (rare) multi-statement transactions. */
@@ -174,6 +182,9 @@ export class PipelinedTransaction {
   private fields: ResultField[] = [];
   private tap: BinaryRowTap | undefined;
   private statementIndex = 0;
+  /** Which statement of the batch is the plan's: after the context, and the estimate if any. */
+  private readonly planIndex: number;
+  private estimateText: string | undefined;
   private done = false;
   /** The plan statement this batch parsed, forgotten again if the batch fails. */
   private parsed: { cache: StatementCache; name: string } | undefined;
@@ -190,6 +201,7 @@ export class PipelinedTransaction {
     // Unnamed when prepared statements are off: pg then records nothing for this query.
     this.name = settings.prepared ? statement.name : '';
     this.text = statement.text;
+    this.planIndex = settings.estimate ? 2 : 1;
   }
 
   submit(connection: Connection): null {
@@ -205,6 +217,12 @@ export class PipelinedTransaction {
       if (settings.prepared) this.prepareReset(connection);
       connection.bind({ portal: '', statement: this.name, values: context });
       connection.execute({ portal: '', rows: 0 });
+      // Unnamed: asked for rarely, and its text differs with every filter.
+      if (settings.estimate) {
+        connection.parse({ text: settings.estimate.text, name: '', types: [] });
+        connection.bind({ portal: '', statement: '', values: settings.estimate.values, valueMapper: this.valueMapper });
+        connection.execute({ portal: '', rows: 0 });
+      }
       const statement = settings.prepared ? this.preparedName(connection) : '';
       if (statement === '') connection.parse({ text: this.query.text, name: '', types: [] });
       connection.bind({ portal: '', statement, values: this.query.values, valueMapper: this.valueMapper, binary: settings.binaryResults === true });
@@ -278,9 +296,10 @@ export class PipelinedTransaction {
   }
 
   handleDataRow(msg: { fields: (string | null)[] }): void {
-    // Only the plan's statement (the second) returns rows we want. In binary mode pg's text
-    // decoding of the fields is lossy; the tap holds their bytes.
-    if (this.statementIndex === 1 && !this.tap) this.rows.push(msg.fields);
+    // Only the plan's statement (the second, or third after an estimate) returns rows we want. In
+    // binary mode pg's text decoding of the fields is lossy; the tap holds their bytes.
+    if (this.statementIndex === this.planIndex && !this.tap) this.rows.push(msg.fields);
+    else if (this.statementIndex === 1 && this.planIndex === 2) this.estimateText = msg.fields[0] ?? undefined;
   }
 
   handleCommandComplete(): void {
@@ -317,6 +336,7 @@ export class PipelinedTransaction {
     this.done = true;
     this.tap?.stop();
     if (err) return this.callback(err, { rows: [] });
-    this.callback(null, this.tap ? { rows: [], binary: { fields: this.fields, rows: this.tap.rows } } : { rows: this.rows });
+    const estimate = this.estimateText === undefined ? {} : { estimate: this.estimateText };
+    this.callback(null, this.tap ? { rows: [], binary: { fields: this.fields, rows: this.tap.rows }, ...estimate } : { rows: this.rows, ...estimate });
   }
 }

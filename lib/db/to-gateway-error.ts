@@ -112,6 +112,10 @@ function holds(cause: SqlstateCause, f: Facts): boolean {
       return /is not allowed in a non-volatile function/.test(f.message);
     case 'caller-read':
       return own && kind === 'read';
+    case 'text-search-config':
+      // regconfig's input function (PostgreSQL 16 and later), or the lookup it called before;
+      // routine names do not depend on lc_messages.
+      return f.fn === undefined && (f.routine === 'regconfigin' || f.routine === 'get_ts_config_oid');
     case 'value-syntax':
       // Type names are not translated, so this holds whatever the server's lc_messages.
       return f.fn === undefined && /\b(tsvector|tsquery|jsonpath)\b/.test(f.message);

@@ -1,5 +1,6 @@
 import { type ErrorCode, statusOf } from './error-catalogue';
 import { functionStatus } from './function-status';
+import type { NameHint, NameVisibility } from './name-hint';
 
 /**
  * The one error type every stage throws. Its message, details and hint are shown to the
@@ -14,11 +15,13 @@ export class GatewayError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** One word from a fixed list saying why, for metrics only (never rendered); see auth-failure-reasons.ts. */
   readonly reason: string | undefined;
+  /** A "did you mean" hint's candidates, narrowed to what the caller may see before sending (name-hint.ts). */
+  readonly names: NameHint | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: unknown; hint?: string; headers?: Record<string, string>; cause?: unknown; status?: number; reason?: string } = {},
+    options: { details?: unknown; hint?: string; headers?: Record<string, string>; cause?: unknown; status?: number; reason?: string; names?: NameHint } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
@@ -28,6 +31,15 @@ export class GatewayError extends Error {
     this.hint = options.hint;
     this.headers = Object.freeze({ ...(options.headers ?? {}) });
     this.reason = options.reason;
+    this.names = options.names;
+  }
+
+  /** This error with its "did you mean" hint naming only what `visibility` lets the caller see. */
+  visibleTo(visibility: NameVisibility): this {
+    if (this.names === undefined) return this;
+    const copy = Object.create(Object.getPrototypeOf(this) as object, Object.getOwnPropertyDescriptors(this)) as this;
+    Object.defineProperty(copy, 'hint', { value: this.names.hintFor(visibility), enumerable: true });
+    return copy;
   }
 
   /** The error body of docs/errors.md. */

@@ -47,7 +47,8 @@ export type SqlstateCause =
   | 'unpopulated-matview'
   | 'non-volatile-write'
   | 'value-syntax'
-  | 'caller-read';
+  | 'caller-read'
+  | 'text-search-config';
 
 export type SqlstateRow = SqlstateRule | readonly SqlstateRule[];
 
@@ -105,6 +106,9 @@ export const exactSqlstates: Readonly<Record<string, SqlstateRow>> = {
   // syntax error: the caller's value. Any other syntax error stays unmapped. Not passed through: a
   // syntax error message may quote SQL text.
   '42601': [FUNCTION_BODY, { when: 'value-syntax', code: 'VALIDATION_ERROR', message: "A value could not be read as the column's type (PostgreSQL reported a syntax error in it)." }], // syntax_error
+  // An unknown text search configuration: the PostgREST dialect's `fts(config)`, a caller's value
+  // (regconfig's input). Any other undefined object is the function's, or unmapped.
+  '42704': [FUNCTION_BODY, { when: 'text-search-config', code: 'VALIDATION_ERROR', passMessage: true }], // undefined_object
   // A batch upsert that proposes the same conflict key twice ("ON CONFLICT DO UPDATE command cannot affect row a second time").
   // Otherwise, e.g. a view or function whose scalar subquery returned several rows: no upsert hint.
   '21000': [

@@ -24,8 +24,11 @@ import type { RateLimitCaller } from './rate-limit-key';
 const log = createDebug('tablegate:rate-limit');
 
 export interface RateLimiter {
-  /** Counts the request; rejects with a GatewayError when it may not go on. */
-  admit(req: Request, res: Response, caller: RateLimitCaller, kind: string): Promise<void>;
+  /**
+   * Counts the request under each of its kinds (an upsert that can update is an `insert` and an
+   * `update`); rejects with a GatewayError when any of them is over the limit.
+   */
+  admit(req: Request, res: Response, caller: RateLimitCaller, kinds: readonly string[]): Promise<void>;
   /** At `ready`: the postgres store checks its table and privileges; the others have nothing to check. */
   check(): Promise<void>;
   /** Stops the stores' timers (a host's store is the host's to shut down). */
@@ -82,14 +85,16 @@ export function createRateLimiter(config: RateLimitConfig, pool: RateLimitPool, 
   };
 
   return {
-    admit(req, res, caller, kind) {
-      keys.set(req, rateLimitKey(caller, kind, req.ip ?? req.socket.remoteAddress));
-      return new Promise<void>((resolve, reject) => {
-        void middleware(req, res, (err?: unknown) => {
-          if (err === undefined || err === null) resolve();
-          else reject(isGatewayError(err) ? err : storeFailed(err));
+    async admit(req, res, caller, kinds) {
+      for (const kind of kinds) {
+        keys.set(req, rateLimitKey(caller, kind, req.ip ?? req.socket.remoteAddress));
+        await new Promise<void>((resolve, reject) => {
+          void middleware(req, res, (err?: unknown) => {
+            if (err === undefined || err === null) resolve();
+            else reject(isGatewayError(err) ? err : storeFailed(err));
+          });
         });
-      });
+      }
     },
     async check() {
       await postgres?.check().catch((err: unknown) => {

@@ -4,7 +4,9 @@
  * client address for callers the token does not name. Out: a bounded key such as
  * `t:<tenant>:u:<user>:list` or `ip:203.0.113.7:list`.
  * Never: request text other than these; an unbounded key (long claims are hashed); two callers on
- * one key by accident (each part is percent-encoded, so a `:` in a claim cannot forge a boundary).
+ * one key by accident (each part is percent-encoded, so a `:` in a claim cannot forge a boundary);
+ * one caller on two keys: a claim PostgreSQL reads as a UUID is keyed in the UUID's canonical form,
+ * since `'{ABCD...}'::uuid` and `'abcd-...'::uuid` are the same tenant to row-level security.
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -31,9 +33,19 @@ export function rateLimitKey(caller: RateLimitCaller, kind: string, ip: string |
   if (caller.source === 'anonymous' || (caller.tenantId === '' && caller.userId === '')) {
     return `ip:${addressPart(ip)}:${kind}`;
   }
-  const who = `t:${encodeURIComponent(caller.tenantId)}:u:${encodeURIComponent(caller.userId)}`;
+  const who = `t:${encodeURIComponent(canonical(caller.tenantId))}:u:${encodeURIComponent(canonical(caller.userId))}`;
   if (who.length <= maxCallerLength) return `${who}:${kind}`;
   return `h:${createHash('sha256').update(who).digest('hex')}:${kind}`;
+}
+
+/**
+ * A claim in any spelling PostgreSQL's uuid input accepts (upper case, braces, hyphens after any
+ * group of four digits or none) -> the lower-case 8-4-4-4-12 form; anything else as it is.
+ */
+export function canonical(claim: string): string {
+  if (!/^(\{(?:[0-9a-fA-F]{4}-?){7}[0-9a-fA-F]{4}\}|(?:[0-9a-fA-F]{4}-?){7}[0-9a-fA-F]{4})$/.test(claim)) return claim;
+  const hex = claim.replace(/[{}-]/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function addressPart(ip: string | undefined): string {

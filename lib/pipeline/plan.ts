@@ -130,6 +130,15 @@ export interface Plan {
    * is it then `extra_search_path`. Unset: every exposed schema.
    */
   readonly schema?: string;
+  /**
+   * A count by estimate (a read's `count` of `planned` or `estimated`): EXPLAIN (FORMAT JSON) of the
+   * rows the caller's statement counts, run in the same transaction just before it, as the caller
+   * (docs/security.md, "Counts and estimates"). Execute puts the total it gives in the `read`
+   * shape's `total` column: `planned` the planner's row estimate; `estimated` the exact count the
+   * statement returns when it is at most `cap`, else the larger of that and the estimate. Neither is
+   * less than `offset` plus the rows of the page.
+   */
+  readonly estimate?: { readonly query: CompiledQuery; readonly mode: 'planned' | 'estimated'; readonly cap: number; readonly offset: number };
   /** A dry run: the transaction is rolled back after the statement. */
   readonly rollback?: boolean;
   /**

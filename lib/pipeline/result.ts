@@ -12,6 +12,8 @@ export interface Result {
     readonly fields: readonly { readonly name: string; readonly typeOid: number }[];
     readonly rows: readonly (readonly (Buffer | null)[])[];
   };
+  /** With `plan.estimate`: its EXPLAIN (FORMAT JSON) text, when the Database ran it. */
+  readonly estimate?: string;
   /** With a `stream` shape: the rows, read as they are written (`rows` is then empty). */
   readonly stream?: RowStream;
 }

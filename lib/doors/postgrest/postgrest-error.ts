@@ -7,6 +7,7 @@
  */
 import type { ErrorCode } from '../../errors/error-catalogue';
 import { GatewayError } from '../../errors/gateway-error';
+import type { NameHint } from '../../errors/name-hint';
 
 /** The PostgREST codes the dialect sends itself, with their HTTP status and the nearest catalogue code. */
 export const postgrestCodes = {
@@ -50,7 +51,7 @@ export class PostgrestError extends GatewayError {
   readonly pgrstStatus: number;
 
   /** `status`: where PostgREST sends one code with two statuses (PGRST107: 406 for Accept, 415 for Content-Type). */
-  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number } = {}) {
+  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number; names?: NameHint } = {}) {
     const { status, ...rest } = options;
     super(postgrestCodes[code].code, message, rest);
     this.name = 'PostgrestError';
@@ -80,11 +81,21 @@ export class RaisedPostgrestError extends GatewayError {
   }
 }
 
+/**
+ * Headers a function may not set (RFC 9110 §7.6.1 hop-by-hop, and the message framing of RFC 9112
+ * §6): with them the response could carry both Transfer-Encoding and Content-Length, which clients
+ * reject, or speak for the connection rather than the message.
+ */
+const unsettableHeader = /^(?:transfer-encoding|content-length|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
+
 /** The PostgreSQL error of a `RAISE SQLSTATE 'PGRST'` -> its response; undefined for any other error; PGRST121 when its JSON is not usable. */
 export function raisedPostgrestError(err: unknown): GatewayError | undefined {
   const e = (err ?? {}) as { code?: unknown; message?: unknown; detail?: unknown };
   if (e.code !== 'PGRST') return undefined;
   const invalid = (why: string) => new PostgrestError('PGRST121', "Could not parse JSON in the RAISE SQLSTATE 'PGRST' error", { details: why, hint: 'The message is {"code", "message", "details", "hint"} and the detail {"status", "headers"}, both JSON objects.' });
+  // The JSON is read, but it asks for a response the gateway cannot send: the function answered
+  // badly, as an upstream would (502, docs/postgrest-dialect.md, "Errors raised by functions").
+  const unsendable = (why: string) => new PostgrestError('PGRST121', "The RAISE SQLSTATE 'PGRST' error asks for a response the gateway cannot send", { details: why, hint: 'The status is 400-599; the headers are end-to-end headers, not hop-by-hop or framing ones.', status: 502 });
   const parse = (text: unknown): Record<string, unknown> | undefined => {
     if (typeof text !== 'string') return undefined;
     try {
@@ -99,13 +110,16 @@ export function raisedPostgrestError(err: unknown): GatewayError | undefined {
   if (!message) return invalid('The message is not a JSON object.');
   if (!detail) return invalid('The detail is not a JSON object.');
   const status = detail['status'];
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) return invalid('The detail has no status between 100 and 599.');
+  if (typeof status !== 'number' || !Number.isInteger(status)) return invalid('The detail has no integer status.');
+  // An error response carries a body: 1xx, 2xx (204 among them) and 3xx (304) cannot be one.
+  if (status < 400 || status > 599) return unsendable(`The status ${status} is not an error status (400-599).`);
   const headers: Record<string, string> = {};
   const rawHeaders = detail['headers'] ?? {};
   if (typeof rawHeaders !== 'object' || rawHeaders === null || Array.isArray(rawHeaders)) return invalid('The headers are not a JSON object.');
   for (const [name, value] of Object.entries(rawHeaders)) {
     // Only well-formed header names and values; never one that could split the response.
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name) || typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > 4096) return invalid(`The header ${name.slice(0, 64)} is not a valid header.`);
+    if (unsettableHeader.test(name)) return unsendable(`The header ${name} is a hop-by-hop or framing header, which the gateway sets itself.`);
     headers[name] = value;
   }
   const text = (k: string): string | null => (typeof message[k] === 'string' ? (message[k] as string) : message[k] === undefined || message[k] === null ? null : JSON.stringify(message[k]));

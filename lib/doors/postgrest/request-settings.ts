@@ -1,7 +1,8 @@
 /**
  * PostgREST's transaction-local `request.*` settings (docs/postgrest-dialect.md, "Settings"):
  * the token's claims as JSON, the method, the path below the mount point, and the request
- * headers as JSON without Authorization and Cookie (the token's claims are in request.jwt.claims).
+ * headers as JSON without the credentials Authorization, Proxy-Authorization and Cookie (the
+ * token's claims are in request.jwt.claims).
  * Given to execute as the door's hook (lib/pipeline/door.ts); read by functions and policies
  * written for PostgREST.
  */
@@ -18,6 +19,9 @@ export function requestSettings(ctx: ExecuteContext): RequestSettings {
     if (identity.agentId !== '') claims['agent_id'] = identity.agentId;
     if (identity.scopes.length) claims['scope'] = identity.scopes.join(' ');
   }
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && name !== 'authorization' && name !== 'cookie'));
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && !credentialHeaders.has(name)));
   return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
 }
+
+/** Headers that carry credentials: never copied into `request.headers`. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie']);

@@ -7,7 +7,7 @@
  * `details.row` = the zero-based index of the offending row in a batch).
  */
 import { GatewayError } from '../../errors/gateway-error';
-import { nearestName } from '../../errors/nearest-name';
+import { columnCandidates, suggestName } from '../../errors/name-hint';
 import type { Column, Table } from '../../schema/schema-types';
 import { clip } from './resolve-names';
 
@@ -21,10 +21,9 @@ export function resolveBodyColumns(table: Table, rows: readonly unknown[], batch
     for (const key of Object.keys(row)) {
       const column = table.columnsByName.get(key);
       if (!column) {
-        const near = nearestName(key, table.columnsByName.keys());
         throw new GatewayError('UNKNOWN_COLUMN', `Table \`${table.name}\` has no column \`${clip(key)}\` (in the body${batch ? `, row ${index}` : ''}).`, {
           details: { table: table.name, column: clip(key), in: 'body', ...where },
-          ...(near === undefined ? {} : { hint: `Did you mean \`${near}\`?` }),
+          ...suggestName(key, columnCandidates(table), (near) => `Did you mean \`${near}\`?`),
         });
       }
       if (column.generated || column.identity === 'a') {

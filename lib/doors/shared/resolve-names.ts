@@ -3,15 +3,14 @@
  * Unknown table -> 404, unknown column -> 400 with the nearest name as a hint.
  */
 import { GatewayError } from '../../errors/gateway-error';
-import { nearestName } from '../../errors/nearest-name';
+import { columnCandidates, type NameHint, suggestName, tableCandidates } from '../../errors/name-hint';
 import type { Column, SchemaCache, Table } from '../../schema/schema-types';
 import { splitList } from './split-list';
 
 export function resolveTable(schema: SchemaCache, name: string): Table {
   const table = schema.tablesByName.get(name);
   if (table) return table;
-  const near = nearestName(name, schema.tablesByName.keys());
-  throw new UnknownTableError(name, near === undefined ? undefined : `Did you mean \`${near}\`?`);
+  throw new UnknownTableError(name, suggestName(name, tableCandidates(() => schema.tablesByName.entries()), (near) => `Did you mean \`${near}\`?`));
 }
 
 /**
@@ -21,9 +20,9 @@ export function resolveTable(schema: SchemaCache, name: string): Table {
 export class UnknownTableError extends GatewayError {
   constructor(
     readonly table: string,
-    hint?: string,
+    suggestion: { hint?: string; names?: NameHint } = {},
   ) {
-    super('NOT_FOUND', `No table named \`${clip(table)}\` is exposed.`, hint === undefined ? {} : { hint });
+    super('NOT_FOUND', `No table named \`${clip(table)}\` is exposed.`, suggestion);
   }
 
   /** The same 404, saying the table exists in the database and the schema may need a reload. */
@@ -37,10 +36,9 @@ export class UnknownTableError extends GatewayError {
 export function resolveColumn(table: Table, name: string, where: string): Column {
   const column = table.columnsByName.get(name);
   if (column) return column;
-  const near = nearestName(name, table.columnsByName.keys());
   throw new GatewayError('UNKNOWN_COLUMN', `Table \`${table.name}\` has no column \`${clip(name)}\` (in ${where}).`, {
     details: { table: table.name, column: clip(name), in: where },
-    ...(near === undefined ? {} : { hint: `Did you mean \`${near}\`?` }),
+    ...suggestName(name, columnCandidates(table), (near) => `Did you mean \`${near}\`?`),
   });
 }
 

@@ -104,21 +104,39 @@ function featureJson(feature: Feature, geometry: Sql, properties: Sql): Sql {
 }
 
 /**
- * `Prefer: count=exact`: count(*) of the filtered top level without its limit. `planned`: the
- * table's row estimate from pg_class (no EXPLAIN in one statement). `estimated`: the exact count
- * up to the page cap, the estimate above it (docs/postgrest-dialect.md, "Counts").
+ * `Prefer: count=exact`: count(*) of the filtered top level without its limit. `planned`: nothing
+ * here (execute fills in the planner's estimate of `compileCountedRows`, run as the caller).
+ * `estimated`: the exact count up to the page cap plus one; execute replaces a count above the
+ * cap with the larger of it and the estimate (docs/postgrest-dialect.md, "Counts"). Never the
+ * table's own statistics (pg_class.reltuples): they count every tenant's rows.
  */
 function compileTotal(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined): Sql {
-  if (command.count === null) return sql`NULL::text`;
+  if (command.count === null || command.count === 'planned') return sql`NULL::text`;
+  const rows = countedRows(command, aliases, rootFrom);
+  if (command.count === 'exact') return sql`(SELECT count(*) FROM (${rows}) AS _c)::text`;
+  return sql`(SELECT count(*) FROM (${rows} LIMIT ${integerLiteral(estimateCap(command) + 1)}) AS _c)::text`;
+}
+
+/** The page cap of `count=estimated`: counted exactly up to it. */
+export function estimateCap(command: ReadCommand): number {
+  return command.root.limit ?? 1000;
+}
+
+/** The rows a count counts: the filtered top level, without order or page. */
+function countedRows(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined): Sql {
   const root = command.root;
-  const planned = sql`(SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class AS c WHERE c.oid = ${root.table.oid}::oid)`;
-  if (command.count === 'planned') return sql`${planned}::text`;
   // `!inner` embeds filter the rows counted; other embeds do not, and are left out.
   const counted = compileLevel({ ...root, items: root.items.filter((i) => i.kind === 'embed' && i.embed.inner), order: [], limit: null, offset: 0 }, aliases, () => [], false, rootFrom);
-  const rows = sql`SELECT 1${counted.rest}`;
-  if (command.count === 'exact') return sql`(SELECT count(*) FROM (${rows}) AS _c)::text`;
-  const cap = root.limit ?? 1000;
-  return sql`(SELECT CASE WHEN count(*) > ${integerLiteral(cap)} THEN greatest(${planned}, count(*)) ELSE count(*) END FROM (${rows} LIMIT ${integerLiteral(cap + 1)}) AS _c)::text`;
+  return sql`SELECT 1${counted.rest}`;
+}
+
+/**
+ * `count=planned|estimated`: EXPLAIN of the rows counted, with the same filters and the same
+ * source, so that the planner's row estimate is of the caller's statement under its row-level
+ * security (docs/security.md, "Counts and estimates").
+ */
+export function compileCountEstimate(command: ReadCommand, rootFrom?: (alias: Sql) => Sql): Sql {
+  return sql`EXPLAIN (FORMAT JSON) ${countedRows(command, new Aliases(), rootFrom)}`;
 }
 
 interface LevelSql {

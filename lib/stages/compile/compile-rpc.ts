@@ -19,7 +19,7 @@
 import type { ReadCommand, RpcCommand } from '../../command/command';
 import { isBinaryDecodable } from '../../db/binary/binary-to-json';
 import { catalogType, empty, ident, join, sql, type Sql } from '../../sql/sql';
-import { compileRead } from './compile-read';
+import { compileCountEstimate, compileRead } from './compile-read';
 
 export function compileRpc(command: RpcCommand): Sql {
   const { fn } = command;
@@ -71,9 +71,18 @@ function decodable(value: Sql, typeOid: number): Sql {
  * order, page, embeds) over `fn(args) AS _n0`, as over a table (docs/postgrest-dialect.md, "Functions").
  */
 export function compileRpcRead(command: RpcCommand, read: ReadCommand): Sql {
+  return compileRead(read, rowsOfCall(command));
+}
+
+/** `count=planned|estimated` of such a call: the planner's estimate of its rows, as for a table. */
+export function compileRpcCountEstimate(command: RpcCommand, read: ReadCommand): Sql {
+  return compileCountEstimate(read, rowsOfCall(command));
+}
+
+function rowsOfCall(command: RpcCommand): (alias: Sql) => Sql {
   const source = argumentSource(command);
   const call = callOf(command);
-  return compileRead(read, (alias) => (source === null ? sql`${call} AS ${alias}` : sql`${source} CROSS JOIN LATERAL ${call} AS ${alias}`));
+  return (alias) => (source === null ? sql`${call} AS ${alias}` : sql`${source} CROSS JOIN LATERAL ${call} AS ${alias}`);
 }
 
 function callOf(command: RpcCommand): Sql {

@@ -18,8 +18,8 @@ import { compileInsert } from './compile-insert';
 import { compileExport } from './compile-export';
 import { compileList, compileParentVisible } from './compile-list';
 import { compilePlan } from './compile-plan';
-import { compileRead } from './compile-read';
-import { compileRpc, compileRpcRead } from './compile-rpc';
+import { compileCountEstimate, compileRead, estimateCap } from './compile-read';
+import { compileRpc, compileRpcCountEstimate, compileRpcRead } from './compile-rpc';
 import { compileWriteAnswer } from './compile-answered-write';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
@@ -30,6 +30,8 @@ export function createCompileStage(): Stages['compile'] {
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
     const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...answerPlan(command) };
+    const estimate = estimateOf(command);
+    if (estimate) return Object.freeze({ ...plan, estimate });
     if (command.kind === 'list' && command.export && command.parent) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
@@ -64,6 +66,17 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     default:
       return assertNever(command, 'command');
   }
+}
+
+/** A count by estimate (`planned`, `estimated`) of a read or of a call's rows: the EXPLAIN execute runs first. */
+function estimateOf(command: Exclude<Command, { kind: 'contracts' }>): Plan['estimate'] {
+  if (command.kind === 'read') {
+    if (command.media === 'plan' || (command.count !== 'planned' && command.count !== 'estimated')) return undefined;
+    return { query: compileSql(compileCountEstimate(command)), mode: command.count, cap: estimateCap(command), offset: command.root.offset };
+  }
+  const read = command.kind === 'rpc' ? command.answer?.read : undefined;
+  if (command.kind !== 'rpc' || !read || read.media === 'plan' || (read.count !== 'planned' && read.count !== 'estimated')) return undefined;
+  return { query: compileSql(compileRpcCountEstimate(command, read)), mode: read.count, cap: estimateCap(read), offset: read.root.offset };
 }
 
 /** The exposed schema a read or an answered write runs in (search_path), and a dry run (rolled back). */

@@ -15,6 +15,7 @@ import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
 import type { ExecuteContext, Stages } from '../../pipeline/stage-types';
 import type { ExecuteHooks } from '../../pipeline/door';
+import { withEstimate } from './with-estimate';
 
 /**
  * `hooks`: what the door this gateway serves adds (lib/pipeline/door.ts): the `request.*`
@@ -27,7 +28,8 @@ export function createExecuteStage(hooks: ExecuteHooks = {}): Stages['execute'] 
     if (plan.query === null) return NO_ROWS;
     try {
       if (plan.shape.kind === 'stream') return await openStream(ctx, { ...plan, query: plan.query });
-      return await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(requestSettings ? { request: requestSettings(ctx) } : {}) });
+      const result = await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(requestSettings ? { request: requestSettings(ctx) } : {}) });
+      return plan.estimate ? withEstimate(result, plan) : result;
     } catch (err) {
       const translated = translateError?.(err);
       if (translated) throw translated;

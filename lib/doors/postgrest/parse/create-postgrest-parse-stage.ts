@@ -15,7 +15,7 @@
  */
 import type { Command } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
-import { nearestName } from '../../../errors/nearest-name';
+import { suggestName, tableCandidates } from '../../../errors/name-hint';
 import { PostgrestError } from '../postgrest-error';
 import type { ParseContext, Stages } from '../../../pipeline/stage-types';
 import type { SchemaCache, Table } from '../../../schema/schema-types';
@@ -73,6 +73,6 @@ function resolveTable(schema: SchemaCache, profile: string, name: string, versio
   const table = schema.tables.find((t) => t.schema === profile && t.name === name);
   if (table) return table;
   if (version === 12) throw new PostgrestError('42P01', `relation "${clip(`${profile}.${name}`)}" does not exist`);
-  const near = nearestName(name, schema.tables.filter((t) => t.schema === profile).map((t) => t.name));
-  throw new PostgrestError('PGRST205', `Could not find the table '${clip(`${profile}.${name}`)}' in the schema cache`, near === undefined ? {} : { hint: `Perhaps you meant the table '${profile}.${near}'` });
+  const candidates = tableCandidates(() => schema.tables.filter((t) => t.schema === profile).map((t) => [t.name, t] as const));
+  throw new PostgrestError('PGRST205', `Could not find the table '${clip(`${profile}.${name}`)}' in the schema cache`, suggestName(name, candidates, (near) => `Perhaps you meant the table '${profile}.${near}'`));
 }

@@ -16,7 +16,7 @@ import { castTypes } from '../../../command/command';
 import type { AggregateFn } from '../../../command/command';
 import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
-import { nearestName } from '../../../errors/nearest-name';
+import { columnCandidates, suggestName } from '../../../errors/name-hint';
 import { PostgrestError } from '../postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
 import type { Column, SchemaCache, Table } from '../../../schema/schema-types';
@@ -262,9 +262,8 @@ function resolveField(table: Table, text: string, where: string, rawPath?: reado
 function columnOf(table: Table, name: string): Column {
   const column = table.columnsByName.get(name);
   if (column) return column;
-  const near = nearestName(name, table.columnsByName.keys());
   throw new GatewayError('UNKNOWN_COLUMN', `column ${table.name}.${clip(name)} does not exist`, {
-    ...(near === undefined ? {} : { hint: `Perhaps you meant to reference the column "${table.name}.${near}".` }),
+    ...suggestName(name, columnCandidates(table), (near) => `Perhaps you meant to reference the column "${table.name}.${near}".`),
   });
 }
 
@@ -290,11 +289,38 @@ function parseOrder(level: Level, text: string, ctx: ReadContext): Level['order'
   });
 }
 
+/**
+ * A spread's keys join the level's own (`...products(*)` adds `id`, `name`, ...): one the level
+ * already has would be a duplicate key in one JSON object, which clients read differently. 400
+ * naming it (docs/postgrest-dialect.md, "Spreads"); an alias inside the spread resolves it.
+ */
+function checkSpreadKeys(items: readonly SelectItem[]): void {
+  if (!items.some((i) => i.kind === 'embed' && i.embed.spread)) return;
+  const seen = new Map<string, string>();
+  const add = (key: string, from: string): void => {
+    const before = seen.get(key);
+    if (before !== undefined && (before !== '' || from !== '')) {
+      const spread = from !== '' ? from : before;
+      throw new PostgrestError('PGRST100', `"failed to parse select parameter" (the spread '...${clip(spread, 40)}' adds the key '${clip(key, 40)}', which the object already has)`, { details: 'duplicate key in a spread', hint: `Give one of them an alias, as in ...${clip(spread, 40)}(${clip(key, 40)}_2:${clip(key, 40)}).` });
+    }
+    seen.set(key, from);
+  };
+  const walk = (list: readonly SelectItem[], from: string): void => {
+    for (const i of list) {
+      if (i.kind !== 'embed') add(i.key, from);
+      else if (i.embed.spread) walk(i.embed.node.items, from === '' ? i.embed.spelled : from);
+      else add(i.embed.key, from);
+    }
+  };
+  walk(items, '');
+}
+
 /** Freezes the builders into the command's nodes; one Embed object per embedded level. */
 function finish(level: Level): ReadNode {
   const embedOf = (b: EmbedBuilder): Embed => (b.built ??= Object.freeze({ key: b.key, spelled: b.spelled, link: b.link, cardinality: b.cardinality, inner: b.inner, spread: b.spread, node: finish(b.level) }));
   const items: SelectItem[] = level.items.map((i) => (i.kind === 'embed' ? Object.freeze({ kind: 'embed' as const, embed: embedOf(i.b) }) : Object.freeze(i)));
   const where: Condition[] = level.where.map((c) => (c.kind === 'pending-embedded' ? Object.freeze({ kind: 'embedded' as const, embed: embedOf(c.b), exists: c.exists }) : c));
   const order: OrderTerm[] = level.order.map(({ b, ...o }) => Object.freeze({ ...o, embed: b === null ? null : embedOf(b) }));
+  checkSpreadKeys(items);
   return Object.freeze({ table: level.table, items: Object.freeze(items), explicitSelect: level.explicitSelect, where: Object.freeze(where), order: Object.freeze(order), limit: level.limit, offset: level.offset });
 }

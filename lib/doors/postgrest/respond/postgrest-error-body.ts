@@ -72,7 +72,11 @@ function detailsText(details: unknown): string | null {
   return typeof details === 'string' ? details : JSON.stringify(details);
 }
 
-/** PostgREST's status for a SQLSTATE (its documentation, "HTTP Status Codes"). */
+/**
+ * PostgREST's status for a SQLSTATE (its documentation, "HTTP Status Codes"), but a program limit
+ * (class 54: arrays nested deeper than 6 levels, too many arguments or columns) is 400: the
+ * request's own value or statement went over it, not the server (docs/postgrest-dialect.md, "Errors").
+ */
 export function sqlstateStatus(code: string, anonymous: boolean): number {
   if (/^PT\d{3}$/.test(code)) return Number(code.slice(2));
   const exact: Record<string, number> = { '23503': 409, '23505': 409, '25006': 405, '53400': 500, P0001: 400, '42883': 404, '42P01': 404, '42P17': 500 };
@@ -80,7 +84,7 @@ export function sqlstateStatus(code: string, anonymous: boolean): number {
   if (code === '42501') return anonymous ? 401 : 403;
   const prefix: Record<string, number> = {
     '08': 503, '09': 500, '0L': 403, '0P': 403, '25': 500, '28': 403, '2D': 500, '38': 500, '39': 500, '3B': 500, '40': 500,
-    '53': 503, '54': 500, '55': 500, '57': 500, '58': 500, F0: 500, HV: 500, P0: 500, XX: 500,
+    '53': 503, '54': 400, '55': 500, '57': 500, '58': 500, F0: 500, HV: 500, P0: 500, XX: 500,
   };
   return prefix[code.slice(0, 2)] ?? 400;
 }

@@ -7,8 +7,8 @@
 import type { Column, Table } from '../../../schema/schema-types';
 import type { Expansion } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
-import { nearestName } from '../../../errors/nearest-name';
-import { relationNames, relationsNamed } from '../../../schema/relations';
+import { type NameVisibility, suggestName } from '../../../errors/name-hint';
+import { relationsNamed, relationsOf } from '../../../schema/relations';
 import { requestLimits } from '../../shared/request-limits';
 import { clip } from '../../shared/resolve-names';
 import { splitList } from '../../shared/split-list';
@@ -54,10 +54,13 @@ export function parseExpand(table: Table, text: string | undefined, selected: re
 function resolveRelation(table: Table, name: string, nested: boolean): Expansion['relation'] {
   const candidates = relationsNamed(table, name);
   if (candidates.length === 0) {
-    const near = nearestName(name, relationNames(table));
+    // A relation is named only when the caller may read the table it leads to.
+    const relations = function* () {
+      for (const r of relationsOf(table)) for (const n of r.names) yield { name: n, visible: (v: NameVisibility) => v.readable(r.relation.target) };
+    };
     throw new GatewayError('UNKNOWN_RELATION', `Table \`${table.name}\` has no relation \`${clip(name)}\` to expand.`, {
       details: { table: table.name, relation: clip(name) },
-      ...(near === undefined ? {} : { hint: `Did you mean \`${near}\`?` }),
+      ...suggestName(name, relations, (near) => `Did you mean \`${near}\`?`),
     });
   }
   const usable = nested

@@ -6,7 +6,7 @@
  * `rpc_require_schema_qualified` -> 400 RPC_NAME_NOT_QUALIFIED.
  */
 import { GatewayError } from '../../../errors/gateway-error';
-import { nearestName } from '../../../errors/nearest-name';
+import { type NameVisibility, suggestName } from '../../../errors/name-hint';
 import type { DbFunction, SchemaCache } from '../../../schema/schema-types';
 import { clip } from '../../shared/resolve-names';
 
@@ -39,7 +39,13 @@ export function resolveFunction(schema: SchemaCache, name: string, requireQualif
 }
 
 function notFound(schema: SchemaCache, name: string): GatewayError {
-  const names = new Set(schema.functions.flatMap((f) => [f.name, `${f.schema}.${f.name}`]));
-  const near = nearestName(name, names);
-  return new GatewayError('NOT_FOUND', `No function named \`${clip(name)}\` is exposed.`, near === undefined ? {} : { hint: `Did you mean \`${near}\`?` });
+  // Only functions the function allow-list lets the caller call are named.
+  const candidates = function* () {
+    for (const f of schema.functions) {
+      const visible = (v: NameVisibility) => v.callable(f);
+      yield { name: f.name, visible };
+      yield { name: `${f.schema}.${f.name}`, visible };
+    }
+  };
+  return new GatewayError('NOT_FOUND', `No function named \`${clip(name)}\` is exposed.`, suggestName(name, candidates, (near) => `Did you mean \`${near}\`?`));
 }
