@@ -8,7 +8,7 @@ import type { Command } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { ResolvedConfig } from '../../config/resolved-config';
 import { compileSql, type Sql } from '../../sql/sql';
-import type { Plan } from '../../pipeline/plan';
+import type { Plan, ResultShape } from '../../pipeline/plan';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import { compileAggregate } from './compile-aggregate';
 import { compileDelete } from './compile-delete';
@@ -23,13 +23,15 @@ import { compileRpc, compileRpcRead } from './compile-rpc';
 import { compilePostgrestWrite } from './compile-postgrest-write';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
+import { sizeCheckedStatement } from './size-checked';
 
 export function createCompileStage(): Stages['compile'] {
   return function compile(ctx: CommandContext): Plan {
     const { command, config } = ctx;
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
-    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...postgrestPlan(command) };
+    const shape = shapeOf(command);
+    const plan: Plan = { query: compileSql(sizeBound(statementOf(command, config), command, shape, config.maxResponseBytes)), readOnly: isRead(command), shape, ...postgrestPlan(command) };
     if (command.kind === 'list' && command.export && command.parent) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
@@ -52,17 +54,40 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     case 'explain':
       return compileExplain(command, config.searchConfig);
     case 'insert':
-      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileInsert(command);
+      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }, config.maxResponseBytes) : compileInsert(command, undefined, config.maxResponseBytes);
     case 'update':
-      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileUpdate(command);
+      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }, config.maxResponseBytes) : compileUpdate(command, config.maxResponseBytes);
     case 'delete':
-      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }) : compileDelete(command);
+      return command.postgrest ? compilePostgrestWrite({ ...command, postgrest: command.postgrest }, config.maxResponseBytes) : compileDelete(command, config.maxResponseBytes);
     case 'rpc':
       return command.postgrest?.read ? compileRpcRead(command, command.postgrest.read) : compileRpc(command);
     case 'read':
       return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command)) : compileRead(command);
     default:
       return assertNever(command, 'command');
+  }
+}
+
+/**
+ * A read's statement with its body column size-checked (size-checked.ts, docs/configuration.md
+ * `max_response_bytes`): a page, a row, a function's result, a PostgREST read. Writes check their
+ * own representation (a data-modifying statement cannot be wrapped). Not wrapped: an export
+ * (streamed, rows of any number), an EXPLAIN or an aggregate (one small value), and a function's
+ * binary result (several rows of any type; the driver guard of lib/db/check-out.ts stands there).
+ */
+function sizeBound(statement: Sql, command: Exclude<Command, { kind: 'contracts' }>, shape: ResultShape, maxBytes: number): Sql {
+  if (command.kind === 'insert' || command.kind === 'update' || command.kind === 'delete') return statement;
+  switch (shape.kind) {
+    case 'list':
+      return sizeCheckedStatement(statement, 1 + Math.max(shape.data, shape.count, shape.lastKey, shape.total ?? 0, shape.parentVisible ?? 0), shape.data, maxBytes);
+    case 'row':
+      return sizeCheckedStatement(statement, 1, shape.data, maxBytes);
+    case 'call':
+      return sizeCheckedStatement(statement, 1, shape.value, maxBytes);
+    case 'read':
+      return sizeCheckedStatement(statement, 1 + Math.max(shape.body, shape.count, shape.total), shape.body, maxBytes);
+    default:
+      return statement;
   }
 }
 

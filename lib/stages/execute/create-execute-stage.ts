@@ -10,6 +10,7 @@ import type { Command } from '../../command/command';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
 import { isRowError, isUnresolvedCall } from '../../errors/sqlstate-meaning';
+import { responseSizeMarker, responseTooLarge } from '../../errors/response-too-large';
 import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
@@ -25,6 +26,8 @@ export function createExecuteStage(): Stages['execute'] {
       if (plan.shape.kind === 'stream') return await openStream(ctx, { ...plan, query: plan.query });
       return await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
     } catch (err) {
+      const size = markedCount(err, responseSizeMarker);
+      if (size !== undefined) throw responseTooLarge(ctx.config.maxResponseBytes, Number(size));
       if (postgrest) {
         const raised = raisedPostgrestError(err);
         if (raised) throw raised;
@@ -89,7 +92,8 @@ function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan'
 }
 
 /**
- * The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts): an
+ * The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts) or
+ * a response over max_response_bytes (size-checked.ts): an
  * input-function error quoting the marker, whose random part no caller knows (postgrest-error.ts),
  * then the count. Its count, or undefined for any other error.
  */
