@@ -7,6 +7,7 @@
  * caller) to name that row in `details.row`, as parse does for errors it finds before SQL.
  */
 import type { Command } from '../../command/command';
+import { StreamListenerError } from '../../db/catch-stream-errors';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
 import { isRowError, isUnresolvedCall } from '../../errors/sqlstate-meaning';
@@ -28,6 +29,8 @@ export function createExecuteStage(): Stages['execute'] {
     } catch (err) {
       const size = markedCount(err, responseSizeMarker);
       if (size !== undefined) throw responseTooLarge(ctx.config.maxResponseBytes, Number(size));
+      // A value the size check did not see and the driver could not hold (catch-stream-errors.ts).
+      if (err instanceof StreamListenerError && err.stringTooLong) throw responseTooLarge(ctx.config.maxResponseBytes, undefined, err);
       if (postgrest) {
         const raised = raisedPostgrestError(err);
         if (raised) throw raised;
