@@ -214,8 +214,9 @@ describe('the gateway in a child process survives the reproductions of the crash
     const ids = (body: unknown) => (body as { data: { id: number }[] }).data.map((r) => r.id);
     await servesTenantB(cli, tenantB, ids);
 
-    // Binary results are not size-checked in SQL: the driver makes a string of the value inside
-    // its socket handler, and throws there (V8's limit). That connection fails, not the process.
+    // Binary results are not size-checked in SQL: the gateway's tap of their bytes counts them
+    // from the rows' headers and throws from the socket's data listener, where the driver would
+    // otherwise throw making a 600 MB string. That connection fails, not the process.
     const binary = await fetch(`${base}/rpc/huge_text`, {
       method: 'POST',
       headers: { authorization: `Bearer ${tokenA}`, 'content-type': 'application/json', 'x-gw-result-format': 'binary' },
@@ -223,7 +224,7 @@ describe('the gateway in a child process survives the reproductions of the crash
     });
     const body = (await binary.json()) as { code: string; message: string };
     expect({ status: binary.status, code: body.code }).toEqual({ status: 400, code: 'RESPONSE_TOO_LARGE' });
-    expect(body.message).toMatch(/larger than the gateway can hold/);
+    expect(body.message).toMatch(/max_response_bytes is 67108864/);
     await servesTenantB(cli, tenantB, ids);
     expect(cli.stderr()).not.toMatch(/ERR_STRING_TOO_LONG|uncaught/i);
   });

@@ -7,6 +7,7 @@
  * caller) to name that row in `details.row`, as parse does for errors it finds before SQL.
  */
 import type { Command } from '../../command/command';
+import { BinaryRowsTooLargeError } from '../../db/binary-row-tap';
 import { StreamListenerError } from '../../db/catch-stream-errors';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
@@ -31,6 +32,8 @@ export function createExecuteStage(): Stages['execute'] {
       if (size !== undefined) throw responseTooLarge(ctx.config.maxResponseBytes, Number(size));
       // A value the size check did not see and the driver could not hold (catch-stream-errors.ts).
       if (err instanceof StreamListenerError && err.stringTooLong) throw responseTooLarge(ctx.config.maxResponseBytes, undefined, err);
+      // Binary results over the bound, counted from the rows' headers (lib/db/binary-row-tap.ts).
+      if (err instanceof StreamListenerError && err.cause instanceof BinaryRowsTooLargeError) throw responseTooLarge(ctx.config.maxResponseBytes, err.cause.bytes, err);
       if (postgrest) {
         const raised = raisedPostgrestError(err);
         if (raised) throw raised;
