@@ -121,10 +121,12 @@ async function main() {
           const started = Date.now();
           const answers = await Promise.all(Array.from({ length: n }, () => get(gw.port, url, tokenA)));
           const peak = stop();
-          const statuses = [...new Set(answers.map((a) => a.status))].join('/');
-          const row = { build, scenario, clients: n, statuses, bodyMb: +(Math.max(...answers.map((a) => a.bytes)) / 1e6).toFixed(1), idleRssMb: Math.round(idle), peakRssMb: Math.round(peak), seconds: +((Date.now() - started) / 1000).toFixed(1) };
+          const statuses = [...new Set(answers.map((a) => (a.error ? `${a.status} (${a.error})` : a.status)))].join('/');
+          const alive = gw.child.exitCode === null && gw.child.signalCode === null;
+          const row = { build, scenario, clients: n, statuses, alive, bodyMb: +(Math.max(...answers.map((a) => a.bytes)) / 1e6).toFixed(1), idleRssMb: Math.round(idle), peakRssMb: Math.round(peak), seconds: +((Date.now() - started) / 1000).toFixed(1) };
           results.push(row);
           console.log(JSON.stringify(row));
+          if (!alive) break;
           await new Promise((resolve) => setTimeout(resolve, 1000)); // let the heap shrink between runs
         }
       }
