@@ -7,9 +7,12 @@
  * caller) to name that row in `details.row`, as parse does for errors it finds before SQL.
  */
 import type { Command } from '../../command/command';
+import { BinaryRowsTooLargeError } from '../../db/binary-row-tap';
+import { StreamListenerError } from '../../db/catch-stream-errors';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
 import { isRowError, isUnresolvedCall } from '../../errors/sqlstate-meaning';
+import { responseSizeMarker, responseTooLarge } from '../../errors/response-too-large';
 import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
@@ -27,6 +30,12 @@ export function createExecuteStage(): Stages['execute'] {
       const result = await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(postgrest ? { request: requestSettings(ctx) } : {}) });
       return plan.estimate ? withEstimate(result, plan) : result;
     } catch (err) {
+      const size = markedCount(err, responseSizeMarker);
+      if (size !== undefined) throw responseTooLarge(ctx.config.maxResponseBytes, Number(size));
+      // A value the size check did not see and the driver could not hold (catch-stream-errors.ts).
+      if (err instanceof StreamListenerError && err.stringTooLong) throw responseTooLarge(ctx.config.maxResponseBytes, undefined, err);
+      // Binary results over the bound, counted from the rows' headers (lib/db/binary-row-tap.ts).
+      if (err instanceof StreamListenerError && err.cause instanceof BinaryRowsTooLargeError) throw responseTooLarge(ctx.config.maxResponseBytes, err.cause.bytes, err);
       if (postgrest) {
         const raised = raisedPostgrestError(err);
         if (raised) throw raised;
@@ -92,7 +101,8 @@ function requestSettings(ctx: ExecuteContext): NonNullable<ExecuteContext['plan'
 }
 
 /**
- * The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts): an
+ * The statement's own failure for max-affected / a singular write (compile-postgrest-write.ts) or
+ * a response over max_response_bytes (size-checked.ts): an
  * input-function error quoting the marker, whose random part no caller knows (postgrest-error.ts),
  * then the count. Its count, or undefined for any other error.
  */
