@@ -139,6 +139,10 @@ const gatewayRows = {
     key: 'max_request_body_bytes', schema: integer(1), default: 1048576, secret: false,
     description: 'Largest accepted JSON body in bytes (413 above).',
   },
+  maxResponseBytes: {
+    key: 'max_response_bytes', schema: integer(1024, 536870888), default: 67108864, secret: false,
+    description: 'Largest response body one request may build (a page, a row, a function result, a write representation), in bytes; above it 400 RESPONSE_TOO_LARGE.',
+  },
   maxBatchSize: {
     key: 'max_batch_size', schema: integer(1), default: 1000, secret: false,
     description: 'Most rows in one batch create (413 above).',

@@ -18,6 +18,7 @@
 import type pg from 'pg';
 import createDebug from 'debug';
 import { isConnectionLostSqlstate } from '../errors/sqlstate-meaning';
+import { catchStreamErrors } from './catch-stream-errors';
 
 const log = createDebug('tablegate:pool');
 
@@ -101,6 +102,10 @@ function lease(client: pg.PoolClient, deadlineMs: number): Lease {
       if (current !== undefined) current.broken ??= err;
       else log('connection error: %s', err.message);
     });
+    // An exception inside the socket's 'data' listeners (the driver's parser) fails this client
+    // instead of the process (catch-stream-errors.ts).
+    const socket = socketOf(client);
+    if (socket) catchStreamErrors(socket);
   }
   const leased = new LeaseImpl(client, deadlineMs);
   leaseOf.set(client, leased);
@@ -172,6 +177,6 @@ function asError(err: unknown): Error {
 }
 
 /** The client's socket (pg/lib/connection.js keeps it as `connection.stream`). */
-function socketOf(client: pg.PoolClient): { destroy(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+function socketOf(client: pg.PoolClient): Parameters<typeof catchStreamErrors>[0] | undefined {
+  return (client as unknown as { connection?: { stream?: Parameters<typeof catchStreamErrors>[0] } }).connection?.stream;
 }

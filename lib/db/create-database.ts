@@ -28,7 +28,7 @@ export const answerGraceMs = 5000;
 
 export function createDatabase(
   pool: pg.Pool,
-  options: { statementTimeoutMs: number; exportStatementTimeoutMs?: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[] },
+  options: { statementTimeoutMs: number; exportStatementTimeoutMs?: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[]; maxResponseBytes?: number },
 ): Database {
   const { statementTimeoutMs, namedStatements } = options;
   const searchPath = searchPathOf(options.schemas, options.extraSearchPath);
@@ -52,6 +52,7 @@ export function createDatabase(
               readOnly: plan.readOnly,
               prepared,
               binaryResults: plan.binaryResults === true,
+              ...(plan.binaryResults && options.maxResponseBytes !== undefined ? { maxResultBytes: options.maxResponseBytes } : {}),
               ...(plan.rollback ? { rollback: true } : {}),
               ...(plan.request ? { request: plan.request } : {}),
               ...(plan.estimate ? { estimate: plan.estimate.query } : {}),

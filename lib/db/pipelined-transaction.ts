@@ -60,6 +60,12 @@ export interface TransactionSettings {
   readonly prepared: boolean;
   /** Ask for the plan statement's result columns in binary format (`x-gw-result-format: binary`). */
   readonly binaryResults?: boolean;
+  /**
+   * With binaryResults: the most bytes of rows the statement may send (max_response_bytes). Binary
+   * results are not size-checked in SQL (several rows of any type), so the tap counts them from
+   * the DataRows' headers and fails the connection before buffering more (binary-row-tap.ts).
+   */
+  readonly maxResultBytes?: number;
   /** Roll the transaction back after the plan statement (a dry run: `Prefer: tx=rollback`). */
   readonly rollback?: boolean;
   /** A door's `request.*` settings, set with the context (docs/architecture.md, "Doors"). */
@@ -206,7 +212,7 @@ export class PipelinedTransaction {
 
   submit(connection: Connection): null {
     const { settings } = this;
-    if (settings.binaryResults) this.tap = new BinaryRowTap(connection.stream);
+    if (settings.binaryResults) this.tap = new BinaryRowTap(connection.stream, settings.maxResultBytes);
     connection.stream.cork?.();
     try {
       const context = contextValues(settings);

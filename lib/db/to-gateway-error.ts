@@ -13,6 +13,7 @@ import { functionStatus } from '../errors/function-status';
 import { rulesForSqlstate, type SqlstateCause } from '../errors/sqlstate-map';
 import type { Table } from '../schema/schema-types';
 import { ConnectionPolicyError, GssCircuitOpenError } from './connection/connection-policy-error';
+import { StreamListenerError } from './catch-stream-errors';
 
 interface DatabaseErrorLike {
   code?: unknown;
@@ -77,6 +78,10 @@ export function toGatewayError(err: unknown, context?: ErrorContext): GatewayErr
     // unpopulated materialized view stays so until an operator refreshes it: no Retry-After.
     const retry = rule.code === 'SERVICE_UNAVAILABLE' && rule.when !== 'unpopulated-matview' ? { headers: { 'Retry-After': '1' } } : {};
     return new GatewayError(rule.code, message, { details, ...(hint === undefined ? {} : { hint }), ...(status === undefined ? {} : { status }), ...retry, cause: err });
+  }
+  // The driver threw while reading the answer (catch-stream-errors.ts); the connection is gone.
+  if (err instanceof StreamListenerError) {
+    return new GatewayError('SERVICE_UNAVAILABLE', 'Reading the database\'s answer failed; the connection was closed.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
   }
   if (isConnectionError(e) || (err instanceof AggregateError && err.errors.some((inner) => isConnectionError((inner ?? {}) as DatabaseErrorLike)))) {
     return new GatewayError('SERVICE_UNAVAILABLE', 'The database is unavailable.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });

@@ -19,6 +19,7 @@ export const errorCatalogue = {
   NOT_ACCEPTABLE: { status: 406, when: '`Accept` asks for an export format (NDJSON, CSV) on a route that has none, or while exports are off (`max_export_rows = 0`)' },
   CONFLICT: { status: 409, when: 'unique (23505), foreign-key (23503) or exclusion (23P01) violation; serialization failure or deadlock (class 40)' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'body over `max_request_body_bytes`, batch over `max_batch_size`' },
+  RESPONSE_TOO_LARGE: { status: 400, when: 'the response body would be larger than `max_response_bytes` (a page, a row, a function result or a write representation); ask for less or use an export' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'write body that is not `application/json`' },
   RATE_LIMITED: { status: 429, when: 'more requests than `rate_limit` allows for this caller and route kind in the window (`Retry-After`)' },
   INTERNAL_ERROR: { status: 500, when: 'anything else; `details.request_id` matches the log line' },

@@ -41,6 +41,8 @@ export interface ResolvedConfig {
   readonly defaultLimit: number;
   readonly maxLimit: number;
   readonly maxRequestBodyBytes: number;
+  /** Bound on one response's body, checked by PostgreSQL where the body is built (docs/configuration.md). */
+  readonly maxResponseBytes: number;
   readonly maxBatchSize: number;
   readonly statementTimeoutMs: number;
   /** Most rows one export may stream; 0: exports are off (docs/querying.md, "Exports"). */

@@ -23,6 +23,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     defaultLimit: 100,
     maxLimit: 1000,
     maxRequestBodyBytes: 1048576,
+    maxResponseBytes: 67108864,
     maxBatchSize: 1000,
     statementTimeoutMs: 30000,
     maxExportRows: 0,

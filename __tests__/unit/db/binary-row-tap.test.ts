@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { BinaryRowTap } from '../../../lib/db/binary-row-tap';
+import { BinaryRowTap, BinaryRowsTooLargeError } from '../../../lib/db/binary-row-tap';
 
 /** One backend message: type byte, int32 length (itself included), payload. */
 const message = (type: string, payload: Buffer): Buffer => {
@@ -71,5 +71,33 @@ describe('BinaryRowTap', () => {
     tap = new BinaryRowTap(stream);
     stream.emit('data', batch);
     expect(seenByPg).toEqual([2]);
+  });
+
+  it('refuses rows over maxBytes from the DataRow header, before their bytes arrive', () => {
+    const big = Buffer.concat([message('T', Buffer.from('x')), dataRow(Buffer.alloc(1000, 0x61))]);
+    const stream = new EventEmitter();
+    const tap = new BinaryRowTap(stream, 999);
+    // The RowDescription and the DataRow's header (its length) only: already over the bound.
+    let thrown: unknown;
+    try {
+      stream.emit('data', big.subarray(0, 20));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(BinaryRowsTooLargeError);
+    expect((thrown as BinaryRowsTooLargeError).bytes).toBe(1000 + 4 + 2 + 4);
+    expect(stream.listenerCount('data')).toBe(0);
+    expect(tap.rows).toEqual([]);
+  });
+
+  it('assembles a row that comes in many chunks; rows whose sum is under the bound pass', () => {
+    const value = Buffer.alloc(400_000, 0x62);
+    const rows = Buffer.concat([message('T', Buffer.from('x')), dataRow(value), dataRow(int4(7)), message('C', Buffer.from('SELECT 2\0'))]);
+    const stream = new EventEmitter();
+    const tap = new BinaryRowTap(stream, 400_100);
+    for (let i = 0; i < rows.length; i += 1024) stream.emit('data', rows.subarray(i, i + 1024));
+    expect(tap.rows.map((r) => r.length)).toEqual([1, 1]);
+    expect(value.equals(tap.rows[0]![0]!)).toBe(true);
+    expect(tap.rows[1]![0]).toEqual(int4(7));
   });
 });

@@ -32,6 +32,7 @@ describe('docs/querying.md Limits', () => {
       ['filters', requestLimits.filters],
       ['sort_keys', requestLimits.sortKeys],
       ['column_names', requestLimits.columnNames],
+      ['column_repeats', requestLimits.columnRepeats],
       ['in_items', requestLimits.inItems],
       ['search_characters', requestLimits.searchCharacters],
       ['search_terms', requestLimits.searchTerms],

@@ -71,11 +71,17 @@ describe('request limits', () => {
   });
 
   it('cap the names of select, search_columns, returning and X-On-Conflict at 1,600', () => {
-    expect(list(`select=${repeat('id', 1600)}`).select).toEqual([orders.columnsByName.get('id')]);
     expectCap(() => list(`select=${repeat('id', 1601)}`), 'column_names', 1600, 1601);
     expectCap(() => list(`search=x&search_columns=${repeat('notes', 1601)}`), 'column_names', 1600, 1601);
     expectCap(() => parseReturning(orders, params(`returning=${repeat('id', 1601)}`)), 'column_names', 1600, 1601);
     expectCap(() => parseOnConflict(orderTags, { 'x-upsert': 'true', 'x-on-conflict': repeat('tag', 1601) }, new Map()), 'column_names', 1600, 1601);
+  });
+
+  it('cap the mentions of one column in select and search_columns at 4 (it is selected once)', () => {
+    expect(list(`select=${repeat('id', 4)}`).select).toEqual([orders.columnsByName.get('id')]);
+    expectCap(() => list(`select=${repeat('id', 5)}`), 'column_repeats', 4, 5);
+    expectCap(() => list(`select=status,${repeat('id', 1599)}`), 'column_repeats', 4, 5);
+    expectCap(() => list(`search=x&search_columns=${repeat('notes', 5)}`), 'column_repeats', 4, 5);
   });
 
   it('name search_columns, not select, in its own errors', () => {

@@ -20,6 +20,8 @@ export const requestLimits = Object.freeze({
   sortKeys: 32,
   /** Names in `select`, `search_columns`, `returning` and `X-On-Conflict`: a table has at most 1,600 columns. */
   columnNames: 1600,
+  /** Mentions of one column in `select` (they select it once; more is a mistake or an attack on the page size). */
+  columnRepeats: 4,
   /** Items of one `in` list (bound as one array parameter). */
   inItems: 1000,
   /**
@@ -41,6 +43,7 @@ const detailNames: Readonly<Record<RequestLimit, string>> = {
   filters: 'filters',
   sortKeys: 'sort_keys',
   columnNames: 'column_names',
+  columnRepeats: 'column_repeats',
   inItems: 'in_items',
   searchCharacters: 'search_characters',
   searchTerms: 'search_terms',

@@ -19,11 +19,12 @@ import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileFilter } from './compile-filter';
 import { insertStatement } from './compile-insert';
 import { compileCondition, compileRead } from './compile-read';
+import { sizeChecked } from './size-checked';
 
 
 type AnsweredWrite = (InsertCommand | UpdateCommand | DeleteCommand) & { readonly answer: WriteAnswer };
 
-export function compileWriteAnswer(command: AnsweredWrite): Sql {
+export function compileWriteAnswer(command: AnsweredWrite, maxBytes?: number): Sql {
   const { table } = command;
   const answer = command.answer;
   const statement = writeStatement(command);
@@ -42,7 +43,11 @@ export function compileWriteAnswer(command: AnsweredWrite): Sql {
   const body = compileRead(read, (a) => sql`_w AS ${a}`);
   const written = sql`WITH _w AS (${statement} RETURNING _t.*)`;
   const singular = answer.media === 'object' && answer.returnMode === 'representation';
-  if (answer.maxAffected === null && !singular) return sql`${written} SELECT _q.* FROM (${body}) AS _q`;
+  // The body is size-checked where it is built (size-checked.ts): over `maxBytes`, the statement
+  // fails and the write is rolled back. `_q` is an aggregate, evaluated once.
+  const out = maxBytes === undefined ? sql`_q.*` : sql`${sizeChecked(sql`_q.b`, maxBytes)}, _q.n, _q.t`;
+  const q = maxBytes === undefined ? sql`_q` : sql`_q(b, n, t)`;
+  if (answer.maxAffected === null && !singular) return sql`${written} SELECT ${out} FROM (${body}) AS ${q}`;
   // The count goes into the error text so the input function's argument is not a constant (a
   // constant would be folded, and fail, at plan time whatever the count).
   const fail = (marker: string): Sql => sql`pg_catalog.int4in((${marker}::text || ':' || count(*))::cstring)`;
@@ -50,7 +55,7 @@ export function compileWriteAnswer(command: AnsweredWrite): Sql {
   if (answer.maxAffected !== null) tests.push(sql`WHEN count(*) > ${answer.maxAffected}::bigint THEN ${fail(maxAffectedMarker)}`);
   if (singular) tests.push(sql`WHEN count(*) <> 1 THEN ${fail(singularMarker)}`);
   const check = sql`_chk AS (SELECT CASE ${join(tests, sql` `)} END AS x FROM _w)`;
-  return sql`${written}, ${check} SELECT _q.*, _chk.x FROM (${body}) AS _q CROSS JOIN _chk`;
+  return sql`${written}, ${check} SELECT ${out}, _chk.x FROM (${body}) AS ${q} CROSS JOIN _chk`;
 }
 
 function writeStatement(command: AnsweredWrite): Sql {

@@ -8,9 +8,9 @@ import { ident, sql, type Sql } from '../../sql/sql';
 import { compileKeyed } from './compile-filter';
 import { selectWritten } from './select-written';
 
-export function compileDelete(command: DeleteCommand): Sql {
+export function compileDelete(command: DeleteCommand, maxBytes?: number): Sql {
   const { table } = command;
   const key = compileKeyed(sql`_t`, command.key, command.rowFilters);
   const statement = sql`DELETE FROM ${ident(table.schema, table.name)} AS _t WHERE ${key}`;
-  return selectWritten(statement, command.explicitReturning ? command.returning : [], false);
+  return selectWritten(statement, command.explicitReturning ? command.returning : [], false, maxBytes);
 }

@@ -23,8 +23,9 @@ import type { InsertCommand } from '../../command/command';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { selectWritten } from './select-written';
 
-export function compileInsert(command: InsertCommand, prefix?: number): Sql {
-  return selectWritten(insertStatement(command, prefix), command.returning, command.batch);
+/** `maxBytes`: the bound on the representation (size-checked.ts); the batch probe's prefix INSERTs need none. */
+export function compileInsert(command: InsertCommand, prefix?: number, maxBytes?: number): Sql {
+  return selectWritten(insertStatement(command, prefix), command.returning, command.batch, maxBytes);
 }
 
 /** The INSERT itself, without RETURNING (a write with answer options reads the written rows back its own way). */

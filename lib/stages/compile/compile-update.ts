@@ -14,11 +14,11 @@ import { ident, join, sql, type Sql } from '../../sql/sql';
 import { compileKeyed } from './compile-filter';
 import { selectWritten } from './select-written';
 
-export function compileUpdate(command: UpdateCommand): Sql {
+export function compileUpdate(command: UpdateCommand, maxBytes?: number): Sql {
   const { table } = command;
   const target = ident(table.schema, table.name);
   const set = join(command.columns.map((c) => sql`${ident(c.name)} = _r.${ident(c.name)}`));
   const key = compileKeyed(sql`_t`, command.key, command.rowFilters);
   const statement = sql`UPDATE ${target} AS _t SET ${set} FROM jsonb_populate_record(NULL::${target}, ${command.body}::jsonb) AS _r WHERE ${key}`;
-  return selectWritten(statement, command.returning, false);
+  return selectWritten(statement, command.returning, false, maxBytes);
 }

@@ -8,7 +8,7 @@ import type { Command } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { compileSql, type Sql } from '../../sql/sql';
-import type { Plan } from '../../pipeline/plan';
+import type { Plan, ResultShape } from '../../pipeline/plan';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import { compileAggregate } from './compile-aggregate';
 import { compileDelete } from './compile-delete';
@@ -23,13 +23,15 @@ import { compileRpc, compileRpcCountEstimate, compileRpcRead } from './compile-r
 import { compileWriteAnswer } from './compile-answered-write';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
+import { sizeCheckedStatement } from './size-checked';
 
 export function createCompileStage(): Stages['compile'] {
   return function compile(ctx: CommandContext): Plan {
     const { command, config } = ctx;
     // The contracts are the schema cache itself: nothing to ask the database.
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
-    const plan: Plan = { query: compileSql(statementOf(command, config)), readOnly: isRead(command), shape: shapeOf(command), ...answerPlan(command) };
+    const shape = shapeOf(command);
+    const plan: Plan = { query: compileSql(sizeBound(statementOf(command, config), command, shape, config.maxResponseBytes)), readOnly: isRead(command), shape, ...answerPlan(command) };
     const estimate = estimateOf(command);
     if (estimate) return Object.freeze({ ...plan, estimate });
     if (command.kind === 'list' && command.export && command.parent) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
@@ -54,11 +56,11 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     case 'explain':
       return compileExplain(command, config.searchConfig);
     case 'insert':
-      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }) : compileInsert(command);
+      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileInsert(command, undefined, config.maxResponseBytes);
     case 'update':
-      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }) : compileUpdate(command);
+      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileUpdate(command, config.maxResponseBytes);
     case 'delete':
-      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }) : compileDelete(command);
+      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileDelete(command, config.maxResponseBytes);
     case 'rpc':
       return command.answer?.read ? compileRpcRead(command, command.answer.read) : compileRpc(command);
     case 'read':
@@ -77,6 +79,29 @@ function estimateOf(command: Exclude<Command, { kind: 'contracts' }>): Plan['est
   const read = command.kind === 'rpc' ? command.answer?.read : undefined;
   if (command.kind !== 'rpc' || !read || read.media === 'plan' || (read.count !== 'planned' && read.count !== 'estimated')) return undefined;
   return { query: compileSql(compileRpcCountEstimate(command, read)), mode: read.count, cap: estimateCap(read), offset: read.root.offset };
+}
+
+/**
+ * A read's statement with its body column size-checked (size-checked.ts, docs/configuration.md
+ * `max_response_bytes`): a page, a row, a function's result, a `read`. Writes check their
+ * own representation (a data-modifying statement cannot be wrapped). Not wrapped: an export
+ * (streamed, rows of any number), an EXPLAIN or an aggregate (one small value), and a function's
+ * binary result (several rows of any type; the driver guard of lib/db/check-out.ts stands there).
+ */
+function sizeBound(statement: Sql, command: Exclude<Command, { kind: 'contracts' }>, shape: ResultShape, maxBytes: number): Sql {
+  if (command.kind === 'insert' || command.kind === 'update' || command.kind === 'delete') return statement;
+  switch (shape.kind) {
+    case 'list':
+      return sizeCheckedStatement(statement, 1 + Math.max(shape.data, shape.count, shape.lastKey, shape.total ?? 0, shape.parentVisible ?? 0), shape.data, maxBytes);
+    case 'row':
+      return sizeCheckedStatement(statement, 1, shape.data, maxBytes);
+    case 'call':
+      return sizeCheckedStatement(statement, 1, shape.value, maxBytes);
+    case 'read':
+      return sizeCheckedStatement(statement, 1 + Math.max(shape.body, shape.count, shape.total), shape.body, maxBytes);
+    default:
+      return statement;
+  }
 }
 
 /** The exposed schema a read or an answered write runs in (search_path), and a dry run (rolled back). */

@@ -7,9 +7,13 @@
  * caller) to name that row in `details.row`, as parse does for errors it finds before SQL.
  */
 import type { Command } from '../../command/command';
+import { BinaryRowsTooLargeError } from '../../db/binary-row-tap';
+import { StreamListenerError } from '../../db/catch-stream-errors';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
 import { GatewayError } from '../../errors/gateway-error';
 import { isRowError, isUnresolvedCall } from '../../errors/sqlstate-meaning';
+import { responseSizeMarker, responseTooLarge } from '../../errors/response-too-large';
+import { markedCount } from '../../errors/statement-markers';
 import type { QueryPlan } from '../../pipeline/database';
 import type { Result } from '../../pipeline/result';
 import type { RowStream } from '../../pipeline/row-stream';
@@ -31,6 +35,12 @@ export function createExecuteStage(hooks: ExecuteHooks = {}): Stages['execute'] 
       const result = await ctx.db.run(ctx.identity, { ...plan, query: plan.query, ...(requestSettings ? { request: requestSettings(ctx) } : {}) });
       return plan.estimate ? withEstimate(result, plan) : result;
     } catch (err) {
+      const size = markedCount(err, responseSizeMarker);
+      if (size !== undefined) throw responseTooLarge(ctx.config.maxResponseBytes, Number(size));
+      // A value the size check did not see and the driver could not hold (catch-stream-errors.ts).
+      if (err instanceof StreamListenerError && err.stringTooLong) throw responseTooLarge(ctx.config.maxResponseBytes, undefined, err);
+      // Binary results over the bound, counted from the rows' headers (lib/db/binary-row-tap.ts).
+      if (err instanceof StreamListenerError && err.cause instanceof BinaryRowsTooLargeError) throw responseTooLarge(ctx.config.maxResponseBytes, err.cause.bytes, err);
       const translated = translateError?.(err);
       if (translated) throw translated;
       if (ctx.command.kind === 'rpc' && isUnresolvedCall(err)) throw unresolvedCall(ctx, err);

@@ -6,8 +6,11 @@
  *   embed  = ['...'] [alias ':'] name ('!' hint)* '(' [item (',' item)*] ')'
  *   name   = "quoted" | characters other than , ( ) ! : . - > and whitespace
  * In: the parameter's text. Out: RawItems; names are still text (resolve-select.ts resolves
- * them). Never: recurses deeper than `maxSelectDepth`, or accepts more than `maxSelectItems`
- * items; any malformed text is PGRST100 with the position, never a throw of another kind.
+ * them). Never: recurses deeper than `maxSelectDepth`, accepts more than `maxSelectItems`
+ * items, or the same item (one column with the same path, casts and aggregate, or one embedded
+ * relation, whatever their aliases) more than `maxSelectRepeats` times in one level: aliases
+ * repeat a value in every row of the body, so a short query string could ask for a body hundreds
+ * of times the size of the rows (max_response_bytes bounds the body, this the amplification); any malformed text is PGRST100 with the position, never a throw of another kind.
  */
 import { PostgrestError } from '../postgrest-error';
 import { clip as clipText } from '../../shared/resolve-names';
@@ -25,6 +28,7 @@ export type RawItem =
 
 export const maxSelectDepth = 8;
 export const maxSelectItems = 1600;
+export const maxSelectRepeats = 4;
 
 export function parseSelect(text: string): RawItem[] {
   const p = new SelectParser(text);
@@ -66,11 +70,17 @@ export class SelectParser {
   items(depth: number): RawItem[] {
     if (depth > maxSelectDepth) this.fail(`embedding deeper than ${maxSelectDepth} levels`);
     const items: RawItem[] = [];
+    const repeats = new Map<string, number>();
     for (;;) {
       this.skipSpace();
       if (this.done() || this.peek() === ')') break;
       if (++this.count > maxSelectItems) this.fail(`more than ${maxSelectItems} items`);
-      items.push(this.item(depth));
+      const item = this.item(depth);
+      const key = repeatKey(item);
+      const times = (repeats.get(key) ?? 0) + 1;
+      if (times > maxSelectRepeats) this.fail(`${key} selected more than ${maxSelectRepeats} times, aliases included`);
+      repeats.set(key, times);
+      items.push(item);
       this.skipSpace();
       if (!this.eat(',')) break;
     }
@@ -159,3 +169,21 @@ export class SelectParser {
 export function clip(text: string, max = 80): string {
   return clipText(text, max);
 }
+
+/** What makes two items the same for maxSelectRepeats (aliases aside), as the error names it. */
+function repeatKey(item: RawItem): string {
+  switch (item.kind) {
+    case 'star':
+      return '"*"';
+    case 'count':
+      return '"count()"';
+    case 'embed':
+      return `the embedded resource "${clipText(item.name, 40)}"`;
+    case 'field': {
+      const path = item.path.map((s) => `${s.asText ? '->>' : '->'}${s.key}`).join('');
+      const text = `${item.name}${path}${item.cast === null ? '' : `::${item.cast}`}${item.aggregate === null ? '' : `.${item.aggregate}()`}${item.resultCast === null ? '' : `::${item.resultCast}`}`;
+      return `"${clipText(text, 40)}"`;
+    }
+  }
+}
+

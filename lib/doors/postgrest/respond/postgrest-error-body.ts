@@ -31,6 +31,7 @@ const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
   NOT_ACCEPTABLE: { code: 'PGRST107', status: 406 },
   CONFLICT: { code: '23505', status: 409 },
   PAYLOAD_TOO_LARGE: { code: 'PGRST102', status: 413 },
+  RESPONSE_TOO_LARGE: { code: 'PGRSTX01', status: 400 },
   UNSUPPORTED_MEDIA_TYPE: { code: 'PGRST107', status: 415 },
   RATE_LIMITED: { code: 'PGRST429', status: 429 },
   INTERNAL_ERROR: { code: 'PGRSTX00', status: 500 },

@@ -159,10 +159,14 @@ export function parseSelect(table: Table, text: string | undefined, parameter = 
   const columns: Column[] = [];
   const names = splitList(text, parameter);
   checkLimit('columnNames', names.length, `names in \`${parameter}\``);
+  const mentions = new Map<Column, number>();
   for (const name of names) {
     if (name === '') throw new GatewayError('PARSE_ERROR', `The \`${parameter}\` parameter has an empty column name.`, { hint: `Write ${parameter}=col1,col2.` });
     const column = resolveColumn(table, name, `\`${parameter}\``);
-    if (!columns.includes(column)) columns.push(column);
+    const times = (mentions.get(column) ?? 0) + 1;
+    mentions.set(column, times);
+    if (times === 1) columns.push(column);
+    else checkLimit('columnRepeats', times, `mentions of \`${column.name}\` in \`${parameter}\``);
   }
   return Object.freeze(columns);
 }
