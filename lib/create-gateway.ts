@@ -31,6 +31,9 @@ import { Drain } from './ops/drain';
 import { Metrics, type ReloadReason } from './ops/metrics';
 import { ExportStats } from './ops/export-stats';
 import { createRateLimiter } from './ops/create-rate-limiter';
+import { createTracing } from './ops/tracing/create-tracing';
+import { version } from './version';
+import { createDocsRouter } from './http/docs/create-docs-router';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
 import { createSchemaWatcher, type SchemaWatcher } from './schema/schema-watcher';
@@ -81,6 +84,12 @@ export interface Gateway extends Router {
    * Waits for `ready`.
    */
   openApi(serverUrl?: string): Promise<Record<string, unknown>>;
+  /**
+   * The API explorer (docs/getting-started.md, "The API explorer"): an Express router serving an
+   * interactive page of the caller's own OpenAPI document, read from `docs_api_url`. Served only
+   * where the host mounts it (`tablegate serve` and `tablegate demo`: at /docs).
+   */
+  readonly docs: Router;
   /** The TypeScript `Database` types of the same (`tablegate gen types`, docs/openapi.md). Waits for `ready`. */
   typeScript(): Promise<string>;
 }
@@ -104,7 +113,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     compile: createCompileStage(),
     execute: createExecuteStage(),
   };
-  const stages = applyStageOverrides(defaults, options.stages);
+  // Decided once: with tracing off nothing on the request path is wrapped (docs/observability.md).
+  const tracing = createTracing(config, version);
+  const overridden = applyStageOverrides(defaults, options.stages);
+  const stages = tracing ? tracing.stages(overridden) : overridden;
   const describe = createDescribeRoute({ config, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
@@ -227,7 +239,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   // How results and errors are written: the dialect's half of the parse/render pair.
   const responder = config.dialect === 'postgrest' ? postgrestResponder(config.schemas) : defaultResponder(cursors);
-  const handle = createRequestHandler({
+  const untraced = createRequestHandler({
     config,
     stages,
     responder,
@@ -243,6 +255,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     reloadAfterDrift: () => reloadAfterDrift(),
     withReloadHint: async (err) => (err instanceof UnknownTableError && (await unloaded.exists(err.table)) ? err.withReloadHint() : err),
   });
+  const handle = tracing ? tracing.handler(untraced) : untraced;
 
   // A table or column the cache knows is gone (a migration ran): re-discover in the background,
   // at most once per interval, so the next requests see the new schema.
@@ -274,6 +287,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return Object.assign(router, {
     ready,
     admin,
+    docs: createDocsRouter({ apiUrl: config.docsApiUrl }),
     config,
     async reloadSchema(): Promise<void> {
       await whenStarted();

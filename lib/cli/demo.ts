@@ -89,6 +89,8 @@ export async function demo(opts: { port?: number | undefined }): Promise<number>
     const app = express();
     app.disable('x-powered-by');
     app.use('/api', gateway);
+    // The API explorer (docs/getting-started.md, "The API explorer"): each caller sees their own document.
+    app.use('/docs', gateway.docs);
     app.use(gateway.admin);
     web = await listen(app, '127.0.0.1', port, busyHint);
     await printWelcome(`${baseUrl(web)}/api`, jwtSecret);

@@ -64,6 +64,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
   // [gateway] cors_origins: cors() answers the preflights and marks the answers, before auth.
   if (gateway.config.corsOrigins !== undefined) app.use('/api', cors(corsOptions(gateway.config)));
   app.use('/api', gateway);
+  // The API explorer (docs/getting-started.md, "The API explorer"): each caller sees their own document.
+  app.use('/docs', gateway.docs);
   app.use(gateway.admin);
 
   let server: http.Server;

@@ -54,6 +54,7 @@ export function createDatabase(
               binaryResults: plan.binaryResults === true,
               ...(plan.rollback ? { rollback: true } : {}),
               ...(plan.request ? { request: plan.request } : {}),
+              ...(plan.trace ? { trace: plan.trace } : {}),
             },
             plan.query,
             prepareValue,
@@ -86,6 +87,7 @@ export function createDatabase(
         agentId: identity.agentId,
         statementTimeoutMs: options.exportStatementTimeoutMs ?? statementTimeoutMs,
         searchPath,
+        ...(plan.trace ? { trace: plan.trace } : {}),
       };
       return openExportCursor(pool, settings, plan.query, plan.shape);
     },
