@@ -4,11 +4,14 @@
 //   api-only   the current build, `tracing: true`, @opentelemetry/api installed, no SDK registered
 //              (every span is the api's no-op);
 //   sdk        the current build, `tracing: true`, the OpenTelemetry Node SDK registered with the
-//              default sampler (every span recorded) and a span processor whose exporter drops
+//              default sampler (every span recorded) and a batch span processor whose exporter drops
 //              the spans (the cost of making and ending them, not of sending them);
 //   reference  TABLEGATE_DIST_B, when given: the pinned reference build (bench/README.md).
 // One run: each server gets a warm-up, then BENCH_DURATION seconds of autocannon on
 // GET /api/orders?status=eq.<s>&limit=20, in one rotating order per round.
+//
+// Before the HTTP load (BENCH_PHASES=micro,http, default both), the tracing code alone in this
+// process (`micro`), which a shared machine's HTTP noise cannot hide.
 //
 // Run after `npm run build`: `node bench/tracing.js`. BENCH_DURATION (s, default 8), BENCH_WARMUP
 // (s, default 2), BENCH_ROUNDS (default 1), BENCH_CONNECTIONS (default 20), BENCH_ROWS (default
@@ -19,7 +22,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
+const { DIST, DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer, SCHEMA, TENANTS, STATUSES, startTablegate, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 
 const DB_NAME = 'tablegate_bench_tr';
 const APP_ROLE = 'tablegate_bench_tr_app';
@@ -27,10 +30,11 @@ const APP_ROLE = 'tablegate_bench_tr_app';
 /** Registers the Node SDK: every span sampled and recorded, then handed to an exporter that drops it. */
 function registerRecordingSdk() {
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node');
-  const { SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
   let spans = 0;
   const dropping = { export: (batch, done) => ((spans += batch.length), done({ code: 0 })), shutdown: async () => undefined };
-  new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(dropping)] }).register();
+  // The batch processor, as docs/observability.md sets up for production.
+  new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping, { maxQueueSize: 65536, maxExportBatchSize: 4096, scheduledDelayMillis: 100 })] }).register();
   return () => spans;
 }
 
@@ -79,7 +83,76 @@ function load(base, paths, token, seconds, connections) {
   });
 }
 
+/**
+ * The tracing code alone, in this process, with no HTTP and no database: a request handler that
+ * runs the six stages (each returning a fixed value) and one Database call, untraced (`off`) and
+ * wrapped by createTracing with no SDK (`api-only`) and with the recording SDK (`sdk`). Returns
+ * microseconds of CPU per request, median over rounds. `off` runs again last, after the SDK is
+ * registered, to show that an SDK alone costs an untraced gateway nothing.
+ */
+async function micro(rounds) {
+  const { createTracing } = require(path.join(DIST, 'ops', 'tracing', 'create-tracing.js'));
+  const { runPipeline } = require(path.join(DIST, 'pipeline', 'run-pipeline.js'));
+  const table = { name: 'orders', schema: SCHEMA };
+  const command = { kind: 'list', table };
+  const plan = { query: { text: 'SELECT 1', values: [] }, readOnly: true, shape: { kind: 'list' } };
+  const result = { rows: [] };
+  const stages = {
+    auth: async () => ({ tenantId: TENANTS[0], userId: '1', agentId: '', source: 'jwt' }),
+    parse: async () => command,
+    policy: async (ctx) => ctx.command,
+    allowList: async (ctx) => ctx.command,
+    compile: async () => plan,
+    execute: (ctx) => ctx.db.run(ctx.identity, plan),
+  };
+  const db = { run: async () => result, locateFailingRow: async () => undefined };
+  const config = { tracing: true };
+  const makeHandler = (tracing) => {
+    const chosen = tracing ? tracing.stages(stages) : stages;
+    const handle = async (req, res) => {
+      const ctx = { request: {}, config, schema: {}, db };
+      res.locals.gateway = ctx;
+      await runPipeline(chosen, ctx);
+    };
+    return tracing ? tracing.handler(handle) : handle;
+  };
+  const req = { method: 'GET', headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } };
+  const measure = async (handler, n) => {
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < n; i++) await handler(req, { locals: {}, statusCode: 200, getHeader: () => 'id' });
+    const cpu = process.cpuUsage(cpu0);
+    return (cpu.user + cpu.system) / n;
+  };
+  const n = 50000;
+  const results = {};
+  const run = async (name, handler) => {
+    await measure(handler, 5000);
+    const rs = [];
+    for (let r = 0; r < rounds; r++) rs.push(await measure(handler, n));
+    results[name] = median(rs);
+  };
+  await run('off', makeHandler(undefined));
+  await run('api-only', makeHandler(createTracing(config, 'bench')));
+  const spans = registerRecordingSdk();
+  await run('sdk', makeHandler(createTracing(config, 'bench')));
+  await run('off, SDK registered', makeHandler(undefined));
+  console.log('');
+  console.log(`tracing alone (handler + six stages + one Database call, no HTTP, no database; ${rounds} rounds of ${n}, median; ${spans()} spans recorded)`);
+  console.log('');
+  console.log('| tracing | CPU µs per request | vs off |');
+  console.log('|---|---|---|');
+  for (const [name, us] of Object.entries(results)) console.log(`| ${name} | ${us.toFixed(2)} | ${name === 'off' ? '' : `${us - results.off >= 0 ? '+' : ''}${(us - results.off).toFixed(2)} µs`} |`);
+  return results;
+}
+
 async function main() {
+  const phases = (process.env.BENCH_PHASES || 'micro,http').split(',');
+  const microResults = phases.includes('micro') ? await micro(Math.floor(envNumber('BENCH_ROUNDS', 5, 1))) : undefined;
+  if (!phases.includes('http')) {
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(__dirname, 'results', 'tracing-micro-latest.json'), JSON.stringify({ microResults, load: os.loadavg() }, null, 2));
+    return;
+  }
   const duration = envNumber('BENCH_DURATION', 8, 1);
   const warmup = envNumber('BENCH_WARMUP', 2, 0);
   const rounds = Math.floor(envNumber('BENCH_ROUNDS', 1, 1));
@@ -160,7 +233,7 @@ async function main() {
       console.log(`| ${kind} | ${a.reqPerSec.toFixed(0)} | ${a.meanMs.toFixed(2)} | ${a.p99} | ${a.server.toFixed(3)} | ${fmtCpu(a.pg)} | ${vs} |`);
     }
     fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
-    fs.writeFileSync(path.join(__dirname, 'results', 'tracing-latest.json'), JSON.stringify({ connections, duration, warmup, rounds, runs, loadBefore, loadAfter: os.loadavg() }, null, 2));
+    fs.writeFileSync(path.join(__dirname, 'results', 'tracing-latest.json'), JSON.stringify({ connections, duration, warmup, rounds, microResults, runs, loadBefore, loadAfter: os.loadavg() }, null, 2));
   } finally {
     for (const s of servers) await s.stop();
     await monitor?.end().catch(() => undefined);
