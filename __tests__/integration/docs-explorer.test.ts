@@ -64,6 +64,8 @@ describeWithChromium('the API explorer at /docs, in headless Chromium', () => {
 
   async function open(): Promise<Page> {
     const page = await browser.newPage();
+    // Swagger UI renders a document of a few hundred operations; on a busy 2-core machine that takes a while.
+    page.setDefaultTimeout(120000);
     page.on('request', (r) => requested.push(r.url()));
     page.on('console', (m) => {
       if (/Content.Security.Policy/i.test(m.text())) violations.push(m.text());
@@ -93,7 +95,7 @@ describeWithChromium('the API explorer at /docs, in headless Chromium', () => {
     expect(text).not.toMatch(/orders|users|order_items/);
     expect(await page.locator('.opblock').count()).toBe(0);
     await page.close();
-  });
+  }, 180000);
 
   it('lists the caller\'s tables with a token, runs a list request and shows only that tenant\'s rows', async () => {
     const own = await request(server).get('/api/openapi.json').set('Authorization', `Bearer ${tokenA}`);
@@ -131,5 +133,5 @@ describeWithChromium('the API explorer at /docs, in headless Chromium', () => {
     // Nothing from another origin, and nothing the policy had to block.
     expect(requested.filter((url) => !url.startsWith(base))).toEqual([]);
     expect(violations).toEqual([]);
-  }, 120000);
+  }, 300000);
 });
