@@ -87,7 +87,8 @@ export interface Gateway extends Router {
   /**
    * The API explorer (docs/getting-started.md, "The API explorer"): an Express router serving an
    * interactive page of the caller's own OpenAPI document, read from `docs_api_url`. Served only
-   * where the host mounts it (`tablegate serve` and `tablegate demo`: at /docs).
+   * where the host mounts it (`tablegate serve` and `tablegate demo`: at /docs). Needs the optional
+   * peer `swagger-ui-dist`: without it, reading this property throws GatewayConfigError.
    */
   readonly docs: Router;
   /** The TypeScript `Database` types of the same (`tablegate gen types`, docs/openapi.md). Waits for `ready`. */
@@ -284,10 +285,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
 
   let closing: Promise<void> | undefined;
+  // Created on first access (the host mounting it): only then is swagger-ui-dist, an optional peer,
+  // needed; missing, that access throws GatewayConfigError naming `npm install swagger-ui-dist`.
+  // Not enumerable, so that listing the gateway's properties never throws.
+  let docs: Router | undefined;
+  Object.defineProperty(router, 'docs', { enumerable: false, get: () => (docs ??= createDocsRouter({ apiUrl: config.docsApiUrl })) });
   return Object.assign(router, {
     ready,
     admin,
-    docs: createDocsRouter({ apiUrl: config.docsApiUrl }),
     config,
     async reloadSchema(): Promise<void> {
       await whenStarted();

@@ -18,10 +18,13 @@ import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { explorerCss, explorerPage } from './explorer-page';
 import { explorerScript } from './explorer-script';
+import { swaggerUiDir } from './swagger-ui-dir';
 
 export interface DocsOptions {
   /** Where the gateway is mounted: a path on this origin, or an absolute URL. */
   readonly apiUrl: string;
+  /** The swagger-ui-dist package's directory; by default where Node resolves it from tablegate. */
+  readonly assetDir?: string | undefined;
 }
 
 /** The swagger-ui-dist files the page uses, served as they are. */
@@ -30,9 +33,9 @@ const assets = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle
 export function createDocsRouter(options: DocsOptions): Router {
   const page = explorerPage(options.apiUrl);
   const policy = contentSecurityPolicy(options.apiUrl);
-  // Resolved on first use, so a gateway whose docs are never mounted never looks for the package.
-  let dir: string | undefined;
-  const assetDir = (): string => (dir ??= path.dirname(require.resolve('swagger-ui-dist/package.json')));
+  // At creation: a missing swagger-ui-dist is a GatewayConfigError when the host creates (mounts)
+  // the router, not a page whose assets answer 404.
+  const assetDir = options.assetDir ?? swaggerUiDir();
 
   const headers = (res: Response, type: string): void => {
     res.setHeader('Content-Type', type);
@@ -61,7 +64,7 @@ export function createDocsRouter(options: DocsOptions): Router {
   for (const [file, type] of Object.entries(assets)) {
     router.get(`/${file}`, (_req, res, next) => {
       headers(res, type);
-      res.sendFile(path.join(assetDir(), file), { maxAge: '1h' }, (err) => err && next(err));
+      res.sendFile(path.join(assetDir, file), { maxAge: '1h' }, (err) => err && next(err));
     });
   }
   return router;
