@@ -149,4 +149,18 @@ export interface Plan {
   readonly parentCheck?: CompiledQuery;
   /** The PostgREST dialect's `request.*` settings (set by execute, from the request). */
   readonly request?: { readonly claims: string; readonly method: string; readonly path: string; readonly headers: string };
+  /**
+   * The database span's trace context, set only when tracing is on (docs/observability.md, "The
+   * trace in PostgreSQL"): the transaction sets it as `tablegate.trace_id` and `application_name`,
+   * never in the statement text.
+   */
+  readonly trace?: PlanTrace;
+}
+
+/** A W3C trace context as PostgreSQL sees it. */
+export interface PlanTrace {
+  /** 32 lower-case hex digits. */
+  readonly traceId: string;
+  /** `00-{trace id}-{span id}-{flags}` (W3C Trace Context), 55 characters: fits application_name's 63. */
+  readonly traceparent: string;
 }
