@@ -30,6 +30,9 @@ import { Drain } from './ops/drain';
 import { Metrics, type ReloadReason } from './ops/metrics';
 import { ExportStats } from './ops/export-stats';
 import { createRateLimiter } from './ops/create-rate-limiter';
+import { createTracing } from './ops/tracing/create-tracing';
+import { version } from './version';
+import { createDocsRouter } from './http/docs/create-docs-router';
 import { loadSchema } from './schema/load-schema';
 import { listenClientFactory } from './schema/reload-listener';
 import { createSchemaWatcher, type SchemaWatcher } from './schema/schema-watcher';
@@ -84,6 +87,13 @@ export interface Gateway extends Router {
    * Waits for `ready`.
    */
   openApi(serverUrl?: string): Promise<Record<string, unknown>>;
+  /**
+   * The API explorer (docs/getting-started.md, "The API explorer"): an Express router serving an
+   * interactive page of the caller's own OpenAPI document, read from `docs_api_url`. Served only
+   * where the host mounts it (`tablegate serve` and `tablegate demo`: at /docs). Needs the optional
+   * peer `swagger-ui-dist`: without it, reading this property throws GatewayConfigError.
+   */
+  readonly docs: Router;
   /** The TypeScript `Database` types of the same (`tablegate gen types`, docs/openapi.md). Waits for `ready`. */
   typeScript(): Promise<string>;
 }
@@ -111,7 +121,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     compile: createCompileStage(),
     execute: createExecuteStage(door.execute),
   };
-  const stages = applyStageOverrides(defaults, options.stages);
+  // Decided once: with tracing off nothing on the request path is wrapped (docs/observability.md).
+  const tracing = createTracing(config, version);
+  const overridden = applyStageOverrides(defaults, options.stages);
+  const stages = tracing ? tracing.stages(overridden) : overridden;
   const nameVisibility = createNameVisibility({ access: accessPolicy, legacy: legacyPolicy }, functionAllowList);
   const describe = createDescribeRoute({ config, grammar: door.describes ?? rest.describes!, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
@@ -232,7 +245,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  const handle = createRequestHandler({
+  const untraced = createRequestHandler({
     config,
     stages,
     responder: door,
@@ -255,6 +268,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       return narrowed;
     },
   });
+  const handle = tracing ? tracing.handler(untraced) : untraced;
 
   // A table or column the cache knows is gone (a migration ran): re-discover in the background,
   // at most once per interval, so the next requests see the new schema.
@@ -283,6 +297,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
 
   let closing: Promise<void> | undefined;
+  // Created on first access (the host mounting it): only then is swagger-ui-dist, an optional peer,
+  // needed; missing, that access throws GatewayConfigError naming `npm install swagger-ui-dist`.
+  // Not enumerable, so that listing the gateway's properties never throws.
+  let docs: Router | undefined;
+  Object.defineProperty(router, 'docs', { enumerable: false, get: () => (docs ??= createDocsRouter({ apiUrl: config.docsApiUrl })) });
   return Object.assign(router, {
     ready,
     admin,

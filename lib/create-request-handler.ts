@@ -19,6 +19,7 @@ import { serverTiming } from './http/server-timing';
 import type { RateLimiter } from './ops/create-rate-limiter';
 import type { Drain } from './ops/drain';
 import { logRequest } from './ops/log-request';
+import { answeredErrorKey } from './ops/tracing/create-tracing';
 import type { Metrics } from './ops/metrics';
 import type { Database } from './pipeline/database';
 import { measuredDatabase, newRequestMeasures } from './pipeline/request-measures';
@@ -122,6 +123,8 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       const answer = drain.draining ? err : await parts.withHints(err, ctx?.identity);
       if (ticket.aborted) return;
       timing();
+      // For the request span's status (ops/tracing): the catalogue's code, nothing else.
+      res.locals[answeredErrorKey] = isGatewayError(answer) ? answer.code : 'INTERNAL_ERROR';
       responder.sendError(res, answer, requestId, ctx?.identity?.source === 'anonymous');
     } finally {
       ticket.leave();

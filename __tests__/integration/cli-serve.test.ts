@@ -67,6 +67,11 @@ test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', asy
   // gateway.admin is mounted at the root.
   expect((await fetch(`http://127.0.0.1:${port}/health/internal`)).status).toBe(200);
   expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+  // The API explorer at /docs (docs/getting-started.md, "The API explorer"), with its policy.
+  const docs = await fetch(`http://127.0.0.1:${port}/docs/`);
+  expect(docs.status).toBe(200);
+  expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
+  expect(await docs.text()).toContain('data-api-url="/api"');
 
   cli.child.kill('SIGTERM');
   expect(await cli.exit(10_000)).toBe(0);

@@ -200,6 +200,33 @@ describe('a new consumer project (npm pack)', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
+  it('ships swagger-ui-dist (the API explorer, ~12 MB, with @scarf/scarf and its install script) only as an optional peer', () => {
+    const dir = join(work, 'manifest');
+    mkdirSync(dir);
+    installPacked(dir, packDir);
+    const manifest = JSON.parse(readFileSync(join(dir, 'node_modules', 'tablegate', 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    expect(Object.keys(manifest['dependencies'] ?? {})).not.toContain('swagger-ui-dist');
+    expect(Object.keys(manifest['optionalDependencies'] ?? {})).not.toContain('swagger-ui-dist');
+    expect(manifest['peerDependencies']?.['swagger-ui-dist']).toBeDefined();
+    expect(manifest['peerDependenciesMeta']?.['swagger-ui-dist']).toEqual({ optional: true });
+  });
+
+  it('without swagger-ui-dist, reading gateway.docs throws GatewayConfigError naming the install command; the gateway itself works', () => {
+    const dir = join(work, 'no-swagger-ui');
+    mkdirSync(dir);
+    installPacked(dir, packDir);
+    link(dir, ['express']);
+    writeFileSync(join(dir, 'docs.cjs'), `
+const { createGateway } = require('tablegate');
+const gateway = createGateway({ databaseUrl: ${JSON.stringify(db.appUrl)}, jwtSecret: ${JSON.stringify(TEST_JWT_SECRET)} });
+let outcome = 'no error';
+try { gateway.docs; } catch (err) { outcome = err.name + ': ' + err.message; }
+gateway.ready.then(() => gateway.close()).then(() => console.log(outcome + ' | keys: ' + Object.keys(gateway).includes('docs')));
+`);
+    const out = execFileSync(process.execPath, ['docs.cjs'], { cwd: dir, encoding: 'utf8' }).trim();
+    expect(out).toMatch(/^GatewayConfigError: .*npm install swagger-ui-dist.* \| keys: false$/);
+  }, 30000);
+
   it('README.md has the quick start in ESM, CommonJS and TypeScript', () => {
     expect([...new Set(starts.map((s) => s.file))].sort()).toEqual(['server.cjs', 'server.mjs', 'server.ts']);
   });

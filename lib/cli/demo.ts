@@ -25,7 +25,9 @@ import createDebug from 'debug';
 import pg from 'pg';
 import { createGateway } from '../create-gateway';
 import type { Gateway } from '../create-gateway';
+import { createDocsRouter } from '../http/docs/create-docs-router';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { loadSwaggerUi } from './load-swagger-ui';
 import type { EmbeddedPostgres } from './embedded-postgres';
 import { baseUrl, closeServer, listen, messageOf, untilSignal } from './serve';
 
@@ -80,6 +82,14 @@ export async function demo(opts: { port?: number | undefined }): Promise<number>
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
+  // swagger-ui-dist is an optional peer of tablegate: fetched once into the per-user cache when
+  // missing, with --ignore-scripts (docs/getting-started.md, "The API explorer"). Without it the
+  // demo still runs, minus /docs.
+  const docsDir = await loadSwaggerUi({ fetch: note }).catch((err: unknown) => {
+    note(`the API explorer at /docs is off: ${messageOf(err)}`);
+    return undefined;
+  });
+
   try {
     const appUrl = await createDemoDatabase(server);
     const jwtSecret = randomBytes(32).toString('base64url');
@@ -89,6 +99,8 @@ export async function demo(opts: { port?: number | undefined }): Promise<number>
     const app = express();
     app.disable('x-powered-by');
     app.use('/api', gateway);
+    // The API explorer (docs/getting-started.md, "The API explorer"): each caller sees their own document.
+    if (docsDir !== undefined) app.use('/docs', createDocsRouter({ apiUrl: gateway.config.docsApiUrl, assetDir: docsDir }));
     app.use(gateway.admin);
     web = await listen(app, '127.0.0.1', port, busyHint);
     await printWelcome(`${baseUrl(web)}/api`, jwtSecret);

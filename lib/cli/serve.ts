@@ -22,8 +22,10 @@ import express from 'express';
 import { resolveConfig } from '../config/resolve-config';
 import { createGateway } from '../create-gateway';
 import { corsOptions } from '../http/cors-options';
+import { createDocsRouter } from '../http/docs/create-docs-router';
 import { isLoopbackHost, parseBind } from '../http/loopback';
 import type { Gateway } from '../create-gateway';
+import { loadSwaggerUi } from './load-swagger-ui';
 
 export interface ServeOptions {
   readonly configFile: string;
@@ -64,6 +66,12 @@ export async function serve(opts: ServeOptions): Promise<number> {
   // [gateway] cors_origins: cors() answers the preflights and marks the answers, before auth.
   if (gateway.config.corsOrigins !== undefined) app.use('/api', cors(corsOptions(gateway.config)));
   app.use('/api', gateway);
+  // The API explorer (docs/getting-started.md, "The API explorer"): each caller sees their own
+  // document. swagger-ui-dist is an optional peer: from the project or the demo's cache; serve
+  // never runs npm (a server's start should not depend on the registry), it says how to enable it.
+  const docsDir = await loadSwaggerUi().catch(() => undefined);
+  if (docsDir !== undefined) app.use('/docs', createDocsRouter({ apiUrl: gateway.config.docsApiUrl, assetDir: docsDir }));
+  else process.stderr.write('tablegate: the API explorer at /docs is off: swagger-ui-dist is not installed; run npm install swagger-ui-dist (or tablegate demo once, which caches it) to enable it\n');
   app.use(gateway.admin);
 
   let server: http.Server;

@@ -180,6 +180,22 @@ const gatewayRows = {
     example: { requests: 100, window_s: 60, store: 'memory' },
     description: 'Requests per caller (tenant and user, or IP) and route kind per window; store `memory` (per process) or `postgres` (shared). Unset = no limit.',
   },
+  tracing: {
+    key: 'tracing', default: undefined, secret: false,
+    schema: {
+      anyOf: [flag, { type: 'object', properties: { tenant_attribute: flag }, additionalProperties: false }],
+    },
+    optionSchema: {
+      anyOf: [flag, { type: 'object', properties: { tenantAttribute: flag }, additionalProperties: false }],
+    },
+    expects: 'true, false or { tenant_attribute = true | false }',
+    example: { tenant_attribute: false },
+    description: 'OpenTelemetry spans per request, stage and database call through `@opentelemetry/api` (docs/observability.md); `tenant_attribute` adds the tenant id to the spans. Unset or false = no tracing code on the request path.',
+  },
+  docsApiUrl: {
+    key: 'docs_api_url', schema: text, default: '/api', secret: false,
+    description: 'Where the API explorer page (`gateway.docs`) finds the gateway: the path or URL it is mounted at; the page reads `{docs_api_url}/openapi.json` with the token entered in it.',
+  },
   explainEnabled: {
     key: 'explain_enabled', schema: flag, default: true, secret: false,
     description: 'Serve GET /{table}/_explain (runs EXPLAIN ANALYZE); false turns the route off.',

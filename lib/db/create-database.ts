@@ -56,6 +56,7 @@ export function createDatabase(
               ...(plan.rollback ? { rollback: true } : {}),
               ...(plan.request ? { request: plan.request } : {}),
               ...(plan.estimate ? { estimate: plan.estimate.query } : {}),
+              ...(plan.trace ? { trace: plan.trace } : {}),
             },
             plan.query,
             prepareValue,
@@ -88,6 +89,7 @@ export function createDatabase(
         agentId: identity.agentId,
         statementTimeoutMs: options.exportStatementTimeoutMs ?? statementTimeoutMs,
         searchPath,
+        ...(plan.trace ? { trace: plan.trace } : {}),
       };
       return openExportCursor(pool, settings, plan.query, plan.shape);
     },

@@ -75,6 +75,8 @@ export interface TransactionSettings {
    * the plan statement, so that it is planned as the caller, under its row-level security.
    */
   readonly estimate?: CompiledQuery;
+  /** The database span's trace context, when tracing is on (docs/observability.md). */
+  readonly trace?: { readonly traceId: string; readonly traceparent: string };
 }
 
 
@@ -104,12 +106,16 @@ function cacheOf(connection: Connection): StatementCache {
   return cache;
 }
 
-const contextText = (readOnly: boolean, request = false): string =>
+const contextText = (readOnly: boolean, request = false, trace = false): string =>
   "SELECT set_config('app.current_tenant_id', $1, true), set_config('app.current_user_id', $2, true), " +
   "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
   "set_config('statement_timeout', $4, true), set_config('search_path', $5, true), pg_advisory_unlock_all()" +
   (readOnly ? ", set_config('transaction_read_only', 'on', true)" : '') +
-  (request ? ", set_config('request.jwt.claims', $6, true), set_config('request.method', $7, true), set_config('request.path', $8, true), set_config('request.headers', $9, true)" : '');
+  (request ? ", set_config('request.jwt.claims', $6, true), set_config('request.method', $7, true), set_config('request.path', $8, true), set_config('request.headers', $9, true)" : '') +
+  // Tracing (docs/observability.md, "The trace in PostgreSQL"): set beside the context, never in
+  // the statement text, so prepared statements stay shared; application_name shows in
+  // pg_stat_activity and log_line_prefix %a, and both revert at the end of the transaction.
+  (trace ? `, set_config('tablegate.trace_id', $${request ? 10 : 6}, true), set_config('application_name', $${request ? 11 : 7}, true)` : '');
 
 // Versioned names: a connection that prepared an older text must not run it under this name.
 const contextStatements = {
@@ -118,9 +124,18 @@ const contextStatements = {
   // With a door's request.* settings: the same, plus those.
   roRequest: { name: 'tablegate_context_ro_request_v1', text: contextText(true, true) },
   rwRequest: { name: 'tablegate_context_rw_request_v1', text: contextText(false, true) },
+  // With tracing on: the same, plus the trace.
+  roTrace: { name: 'tablegate_context_ro_trace_v1', text: contextText(true, false, true) },
+  rwTrace: { name: 'tablegate_context_rw_trace_v1', text: contextText(false, false, true) },
+  roRequestTrace: { name: 'tablegate_context_ro_request_trace_v1', text: contextText(true, true, true) },
+  rwRequestTrace: { name: 'tablegate_context_rw_request_trace_v1', text: contextText(false, true, true) },
 } as const;
 
-function contextStatementOf(settings: Pick<TransactionSettings, 'readOnly' | 'request'>): { readonly name: string; readonly text: string } {
+function contextStatementOf(settings: Pick<TransactionSettings, 'readOnly' | 'request' | 'trace'>): { readonly name: string; readonly text: string } {
+  if (settings.trace) {
+    if (settings.request) return settings.readOnly ? contextStatements.roRequestTrace : contextStatements.rwRequestTrace;
+    return settings.readOnly ? contextStatements.roTrace : contextStatements.rwTrace;
+  }
   if (settings.request) return settings.readOnly ? contextStatements.roRequest : contextStatements.rwRequest;
   return settings.readOnly ? contextStatements.ro : contextStatements.rw;
 }
@@ -150,6 +165,7 @@ const contextValues = (settings: Omit<TransactionSettings, 'prepared'>): string[
   String(settings.statementTimeoutMs),
   settings.searchPath,
   ...(settings.request ? [settings.request.claims, settings.request.method, settings.request.path, settings.request.headers] : []),
+  ...(settings.trace ? [settings.trace.traceId, settings.trace.traceparent] : []),
 ];
 
 export type Rows = (string | null)[][];

@@ -147,4 +147,18 @@ export interface Plan {
    * a 404 as on the page route, not an empty export (docs/querying.md, "Exports").
    */
   readonly parentCheck?: CompiledQuery;
+  /**
+   * The database span's trace context, set only when tracing is on (docs/observability.md, "The
+   * trace in PostgreSQL"): the transaction sets it as `tablegate.trace_id` and `application_name`,
+   * never in the statement text.
+   */
+  readonly trace?: PlanTrace;
+}
+
+/** A W3C trace context as PostgreSQL sees it. */
+export interface PlanTrace {
+  /** 32 lower-case hex digits. */
+  readonly traceId: string;
+  /** `00-{trace id}-{span id}-{flags}` (W3C Trace Context), 55 characters: fits application_name's 63. */
+  readonly traceparent: string;
 }

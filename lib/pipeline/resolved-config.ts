@@ -20,6 +20,12 @@ export interface RateLimitConfig {
   readonly store: 'memory' | 'postgres' | Store;
 }
 
+/** `tracing` as a table: what the spans may carry beyond the defaults. */
+export interface TracingConfig {
+  /** Add `tablegate.tenant_id` to the spans (off: trace backends are often shared). */
+  readonly tenantAttribute?: boolean;
+}
+
 export interface ResolvedConfig {
   readonly databaseUrl: string | undefined;
   readonly bind: string;
@@ -51,6 +57,10 @@ export interface ResolvedConfig {
   readonly exportStatementTimeoutMs: number;
   /** Requests per caller and route kind per window; unset = no rate limit. */
   readonly rateLimit: RateLimitConfig | undefined;
+  /** OpenTelemetry tracing (docs/observability.md): unset or false = off; true or a table = on. */
+  readonly tracing: boolean | TracingConfig | undefined;
+  /** The gateway's mount path or URL, for the API explorer page (`gateway.docs`). */
+  readonly docsApiUrl: string;
   readonly explainEnabled: boolean;
   /** Roles allowed to use _explain; unset or empty = nobody (everyone in dev mode). */
   readonly explainRoles: readonly string[] | undefined;

