@@ -3,6 +3,13 @@
 // transpiles: tsconfig.json sets `isolatedModules: true`, which is ts-jest's transpile-only switch
 // (its own `isolatedModules` option is deprecated in favour of the tsconfig one).
 'use strict';
+const os = require('node:os');
+const path = require('node:path');
+const { recordSkip, SETUP_SYSTEM } = require('./__tests__/support/skips');
+
+// Where the test files record what they skip for lack of a program (support/skips.js); workers
+// inherit it, and support/summary-reporter.js prints and removes it at the end of the run.
+process.env.TABLEGATE_SKIP_LOG ??= path.join(os.tmpdir(), `tablegate-skips-${process.pid}-${Date.now()}.jsonl`);
 
 const shared = {
   testEnvironment: 'node',
@@ -72,7 +79,7 @@ function pgBouncerProjects() {
     const why = found.missing ?? (mode === 'transaction-prepared' && found.versionNum < PREPARED_STATEMENTS_SINCE ? `PgBouncer ${found.version} has no max_prepared_statements (1.21+)` : undefined);
     if (why && wanted !== 'auto') throw new Error(`TABLEGATE_TEST_PGBOUNCER=${wanted}: ${why}`);
     if (why) {
-      console.log(`tablegate: skipped: the integration suite through PgBouncer (${mode}): ${why}`);
+      recordSkip(`the integration suite through PgBouncer (${mode})`, why, found.missing ? SETUP_SYSTEM : 'a PgBouncer 1.21 or later');
       continue;
     }
     projects.push({
