@@ -40,6 +40,7 @@ const directOnly = [
   '<rootDir>/__tests__/integration/connection-kerberos.test.ts',
   // A private PostgreSQL 15 with PostGIS (the shared server has none); a PgBouncer run would add nothing.
   '<rootDir>/__tests__/integration/postgrest-geojson.test.ts',
+  '<rootDir>/__tests__/integration/extension-operators.test.ts',
   // LISTEN for schema changes needs a direct connection; these test it (and its instances) directly.
   '<rootDir>/__tests__/integration/schema-reload.test.ts',
   '<rootDir>/__tests__/integration/many-instances.test.ts',
