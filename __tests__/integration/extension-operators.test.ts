@@ -95,8 +95,8 @@ run('operators outside the search path (PostGIS and isn in `extensions`, private
   it('the fixture: the role is no superuser, has no BYPASSRLS, and cannot reach the operators unqualified', async () => {
     const { rows } = await server.query("SELECT rolsuper, rolbypassrls, rolconfig FROM pg_roles WHERE rolname = 'tablegate_app'");
     expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false, rolconfig: ['search_path=public'] }]);
-    // What a request without qualified operators runs into: PostgreSQL cannot find `=` for geometry.
-    await expect(server.query("SET search_path = public; SELECT 'POINT(1 1)'::extensions.geometry = 'POINT(1 1)'::extensions.geometry")).rejects.toMatchObject({ code: '42883' });
+    // What a request without qualified operators runs into: no `=` for geometry (42883), or an ambiguous one (42725).
+    await expect(server.query("SET search_path = public; SELECT 'POINT(1 1)'::extensions.geometry = 'POINT(1 1)'::extensions.geometry")).rejects.toMatchObject({ code: expect.stringMatching(/^42(883|725)$/) });
     await server.query('RESET search_path');
   });
 
@@ -173,8 +173,8 @@ run('operators outside the search path (PostGIS and isn in `extensions`, private
     ];
     for (const [query, message] of cases) {
       const res = await get(`/api/things?${query}`);
-      expect({ query, status: res.status, code: res.body.error?.code }).toEqual({ query, status: 400, code: 'PARSE_ERROR' });
-      expect(res.body.error.message).toMatch(message);
+      expect({ query, status: res.status, code: res.body.code }).toEqual({ query, status: 400, code: 'PARSE_ERROR' });
+      expect(res.body.message).toMatch(message);
     }
     // point has a `<>` of its own.
     const ne = await get('/api/things?spot=ne.(2,2)&sort=id');

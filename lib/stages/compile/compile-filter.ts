@@ -50,12 +50,15 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
  * `in`: one parameter whatever the list length, so one SQL text and one plan. Usually the list is
  * bound as an array of the column's type (`= ANY($1::kinds.mood[])`, index-friendly). An array
  * column has no such type (PostgreSQL has no arrays of arrays: `text[][]` is `text[]`), nor has a
- * type without an array type: then the list is bound as text[] and each item is cast on its own.
+ * type without an array type, nor an extension's type (whose array delimiter may not be a comma):
+ * then the list is bound as text[] and each item is cast on its own.
  */
 function compileIn(col: Sql, column: Column, items: readonly string[]): Sql {
   assertComparable(column, 'equality', 'in');
   const eq = operator(column, '=');
-  if (column.compareListType !== null) return sql`${col} ${eq} ANY(${[...items]}::${catalogType(column.compareListType)})`;
+  // An extension's type may not use `,` between array elements (PostGIS geometry: `:`): its items
+  // are cast one by one, as below.
+  if (column.compareListType !== null && column.operatorSchemas === undefined) return sql`${col} ${eq} ANY(${[...items]}::${catalogType(column.compareListType)})`;
   // A type the role may not name: an untyped array parameter, typed by PostgreSQL after the column.
   if (column.compareType === null) return sql`${col} ${eq} ANY(${[...items]})`;
   return sql`${col} ${eq} ANY(SELECT _in.v::${catalogType(column.compareType)} FROM unnest(${[...items]}::text[]) AS _in(v))`;
