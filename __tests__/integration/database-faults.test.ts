@@ -27,10 +27,10 @@ import request from 'supertest';
 import { createGateway, type Gateway } from '../../lib';
 import { findPostgresBinaries, startFaultPostgres, type FaultPostgres } from '../support/fault-postgres';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import { describeIfPresent } from '../support/skips';
 
 const binaries = findPostgresBinaries();
-const d = 'dir' in binaries ? describe : describe.skip;
-if ('missing' in binaries) console.log(`database-faults.test.ts: skipped: ${binaries.missing}`);
+const d = describeIfPresent('database-faults.test.ts (restarted servers)', ['missing' in binaries ? binaries.missing : ''], 'npm install');
 
 /** Clients per gateway. */
 const CLIENTS = 16;

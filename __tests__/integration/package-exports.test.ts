@@ -190,7 +190,7 @@ describe('a new consumer project (npm pack)', () => {
     work = mkdtempSync(join(tmpdir(), 'tablegate-consumer-'));
     packDir = join(work, 'pack');
     mkdirSync(packDir);
-    // --ignore-scripts: dist/ is built already (the integration setup needs it); prepare would rebuild it.
+    // --ignore-scripts: dist/ is built already (the integration setup needs it); prepack would rebuild it.
     execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], { cwd: root, stdio: 'ignore' });
     db = await createTestDatabase();
   }, 60000);
@@ -226,6 +226,27 @@ gateway.ready.then(() => gateway.close()).then(() => console.log(outcome + ' | k
     const out = execFileSync(process.execPath, ['docs.cjs'], { cwd: dir, encoding: 'utf8' }).trim();
     expect(out).toMatch(/^GatewayConfigError: .*npm install swagger-ui-dist.* \| keys: false$/);
   }, 30000);
+
+  it('installs with npm without an install-time script: no install-scripts warning, no lifecycle script a consumer runs', () => {
+    const tgz = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+    const manifest = JSON.parse(execFileSync('tar', ['xzfO', tgz, 'package/package.json'], { encoding: 'utf8' })) as { scripts?: Record<string, string> };
+    // What npm runs in a consumer's install: https://docs.npmjs.com/cli/using-npm/scripts#npm-install
+    const consumerRun = ['preinstall', 'install', 'postinstall', 'prepare', 'preprepare', 'postprepare'].filter((k) => manifest.scripts?.[k] !== undefined);
+    expect(consumerRun).toEqual([]);
+    const consumer = mkdtempSync(join(work, 'npm-install-'));
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    let output: string;
+    try {
+      // 2>&1: npm prints its warnings on stderr.
+      output = execFileSync('sh', ['-c', `npm install --no-audit --no-fund "${tgz}" 2>&1`], { cwd: consumer, encoding: 'utf8' });
+    } catch (err) {
+      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      console.log(`tablegate: skipped: installing the packed tarball with npm: npm install failed (${message})`);
+      return;
+    }
+    expect(existsSync(join(consumer, 'node_modules', 'tablegate', 'dist', 'cjs', 'index.js'))).toBe(true);
+    expect(output).not.toMatch(/install scripts|allowScripts|tablegate@[^ ]* \(prepare/i);
+  }, 180000);
 
   it('README.md has the quick start in ESM, CommonJS and TypeScript', () => {
     expect([...new Set(starts.map((s) => s.file))].sort()).toEqual(['server.cjs', 'server.mjs', 'server.ts']);

@@ -19,13 +19,13 @@ import request from 'supertest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 import { findPgBouncer, PREPARED_STATEMENTS_SINCE, type RunningPgBouncer as PgBouncer, startPgBouncer } from '../support/pgbouncer';
+import { describeIfPresent, recordSkip, SETUP_SYSTEM } from '../support/skips';
 
 const found = findPgBouncer();
-if (found.missing) process.stderr.write(`tablegate: skipped: __tests__/integration/pgbouncer.test.ts: ${found.missing}\n`);
-const withPgBouncer = found.missing ? describe.skip : describe;
+const withPgBouncer = describeIfPresent('pgbouncer.test.ts (PgBouncer in transaction mode)', [found.missing ?? ''], SETUP_SYSTEM);
 const modern = found.missing === undefined && found.versionNum >= PREPARED_STATEMENTS_SINCE;
 if (found.missing === undefined && !modern) {
-  process.stderr.write(`tablegate: skipped: the max_prepared_statements tests of __tests__/integration/pgbouncer.test.ts: PgBouncer ${found.version} has none (1.21+)\n`);
+  recordSkip('pgbouncer.test.ts (max_prepared_statements)', `PgBouncer ${found.version} has none (1.21+)`, 'a PgBouncer 1.21 or later');
 }
 
 let db: TestDatabase;

@@ -16,6 +16,7 @@ import { PostgrestClient } from '@supabase/postgrest-js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import { describeIfPresent, SETUP_SYSTEM } from '../support/skips';
 
 const binDir = '/usr/lib/postgresql/15/bin';
 const postgisControl = '/usr/share/postgresql/15/extension/postgis.control';
@@ -23,8 +24,7 @@ const missing = [
   ...(fs.existsSync(path.join(binDir, 'postgres')) ? [] : [`${binDir}/postgres (apt-get install postgresql-15)`]),
   ...(fs.existsSync(postgisControl) ? [] : [`${postgisControl} (apt-get install postgresql-15-postgis-3)`]),
 ];
-const run = missing.length === 0 && process.platform === 'linux' ? describe : describe.skip;
-if (missing.length > 0) console.log(`postgrest-geojson: skipped: missing ${missing.join(', ')}`);
+const run = describeIfPresent('postgrest-geojson.test.ts (PostGIS)', [process.platform === 'linux' ? '' : 'Linux', ...missing], SETUP_SYSTEM);
 
 const APP_PASSWORD = 'geo-app-test-password';
 const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });

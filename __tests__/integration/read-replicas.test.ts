@@ -25,10 +25,10 @@ import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
 import { freePort } from '../../lib/cli/free-port';
 import { findPostgresBin, startReplicationCluster, waitFor, type ReplicationCluster } from '../support/replication';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
+import { describeIfPresent, SETUP_SYSTEM } from '../support/skips';
 
 const found = findPostgresBin();
-const describeCluster = 'bin' in found ? describe : describe.skip;
-if (!('bin' in found)) console.warn(`read-replicas.test.ts SKIPPED: ${found.missing}`);
+const describeCluster = describeIfPresent('read-replicas.test.ts (primary and standbys)', ['bin' in found ? '' : found.missing], SETUP_SYSTEM);
 
 const alice = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 const bob = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });

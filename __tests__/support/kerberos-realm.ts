@@ -31,7 +31,17 @@ const tools = ['krb5kdc', 'kdb5_util', 'kadmin.local', 'kinit'];
 /** The Kerberos programs that are missing (Debian: krb5-kdc, krb5-admin-server, krb5-user). */
 export function missingKerberosTools(): string[] {
   const dirs = (process.env['PATH'] ?? '').split(':').concat(['/usr/sbin', '/sbin', '/usr/bin']);
-  return tools.filter((tool) => !dirs.some((d) => fs.existsSync(path.join(d, tool))));
+  return tools.filter((tool) => !dirs.some((d) => isProgram(path.join(d, tool))));
+}
+
+/** A regular file with an execute bit (not, say, /dev/null bound over a program to hide it). */
+function isProgram(file: string): boolean {
+  try {
+    const st = fs.statSync(file);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 /** `service` (e.g. postgres/localhost) and `client` principals, without the realm. */

@@ -25,6 +25,44 @@ export function startRecordingProxy(targetPort: number): Promise<Proxy> {
   });
 }
 
+/** A relay that resets (TCP RST) the next `count` connections mid-way through their GSS handshake. */
+export interface GssResetProxy extends Proxy {
+  /** The next `count` connections are reset when the client sends its first GSSResponse ('p'). */
+  resetNext(count: number): void;
+  /** How many connections were reset so far. */
+  resets(): number;
+  /** How many connections the proxy accepted so far. */
+  connections(): number;
+}
+
+export async function startGssResetProxy(targetPort: number): Promise<GssResetProxy> {
+  let armed = 0;
+  let resets = 0;
+  let connections = 0;
+  const proxy = await listen((client, record) => {
+    connections++;
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    const reset = armed > 0;
+    if (reset) armed--;
+    let startup = true;
+    client.on('data', (chunk: Buffer) => {
+      record(chunk);
+      // The startup message has no type byte; a later message starting with 'p' is the GSS token.
+      if (reset && !startup && chunk[0] === 0x70) {
+        resets++;
+        upstream.destroy();
+        client.resetAndDestroy();
+        return;
+      }
+      startup = false;
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    return [upstream];
+  });
+  return { ...proxy, resetNext: (count) => void (armed = count), resets: () => resets, connections: () => connections };
+}
+
 /** With a certificate the client may or may not trust, and a TLS session of its own to the server. */
 export function startTlsMitmProxy(targetPort: number, certificate: { cert: string; key: string }): Promise<Proxy> {
   return listen((client, record) => {

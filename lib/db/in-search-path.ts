@@ -18,6 +18,11 @@ export function inSearchPath(pool: pg.Pool, searchPath: string): Queryable {
     async query(text: string, values?: unknown[]) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A backend killed between two of these statements makes the checked-out client emit
+      // 'error', which pg-pool does not listen for while it is checked out: kept here, the
+      // statement that follows fails with it instead of the process getting an unhandled error.
+      const onError = (err: Error): void => void (broken ??= err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN READ ONLY');
         await client.query("SELECT set_config('search_path', $1, true)", [searchPath]);
@@ -29,6 +34,7 @@ export function inSearchPath(pool: pg.Pool, searchPath: string): Queryable {
         broken = err as Error;
         throw err;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },

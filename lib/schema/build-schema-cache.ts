@@ -54,6 +54,19 @@ function toColumn(raw: RawColumn): Column {
     compareType: raw.compareUsable ? raw.compareType : null,
     compareElementType: raw.compareElementType,
     compareListType: raw.compareUsable && raw.compareElementType === null && raw.compareHasArray ? `${raw.compareType}[]` : null,
+    ...operatorFacts(raw),
+  };
+}
+
+/** Column.operatorSchemas and Column.comparisons, resolved once per schema load; absent in the common case. */
+function operatorFacts(raw: RawColumn): Pick<Column, 'operatorSchemas' | 'comparisons'> {
+  const outside = Object.entries(raw.compareOperators ?? {}).filter(([, schema]) => schema !== 'pg_catalog');
+  const equality = raw.compareHasEquality !== false;
+  const ordering = raw.compareSortable !== false;
+  const inequality = equality || raw.compareOperators?.['<>'] !== undefined;
+  return {
+    ...(outside.length ? { operatorSchemas: Object.freeze(Object.fromEntries(outside)) } : {}),
+    ...(equality && ordering ? {} : { comparisons: Object.freeze({ equality, inequality, ordering }) }),
   };
 }
 

@@ -52,6 +52,12 @@ export interface RawColumn {
   readonly compareHasArray: boolean;
   /** The discovering role (the gateway's) may name `compareType`: USAGE on the schema it is in. */
   readonly compareUsable: boolean;
+  /** `compareType`'s own comparison operators (=, <>, <, <=, >, >=) by name, with the schema of each. */
+  readonly compareOperators?: Readonly<Record<string, string>>;
+  /** Some `=` applies to `compareType` (its own, an implicit cast's, or a polymorphic one). */
+  readonly compareHasEquality?: boolean;
+  /** `compareType` has a default btree operator class (what ORDER BY uses). */
+  readonly compareSortable?: boolean;
 }
 
 export interface RawConstraint {
@@ -135,7 +141,15 @@ const typeName = (alias: string): string =>
 // the chains of all domains are followed once, in `domain_chain`. `b` is an array when it has an
 // element and is not fixed-size (format_type's own test: point, name and int2vector have typelem
 // but are not arrays), and then its name is its element's name and `[]`. Naming a type in a cast
-// needs USAGE on its schema (reading the column does not). OFFSET 0 keeps the LATERAL subquery
+// needs USAGE on its schema (reading the column does not).
+// compare_operators: b's own comparison operators (left and right operand b), wherever they live
+// (PostGIS in a schema off the search path), pg_catalog's first; the compiler writes those of
+// other schemas qualified, OPERATOR(schema.=), since a request's search_path may not reach them.
+// compare_has_equality / compare_sortable: whether any `=` (or a default btree operator class, for
+// ORDER BY) applies to b at all, as the parser finds one: b itself, a type b casts to implicitly
+// (binary-coercibly for the operator class), or the polymorphic type of b's kind. xml and point
+// have neither: a filter or sort on them is refused before any SQL (docs/querying.md#column-types).
+// OFFSET 0 keeps the LATERAL subquery
 // whole, so PostgreSQL 14+ memoizes it by column type: it runs once per type, not per column.
 const COLUMNS_SQL = `
 WITH RECURSIVE domain_chain(oid, base) AS (
@@ -148,7 +162,8 @@ SELECT a.attrelid AS rel, a.attnum AS position, a.attname AS name,
             THEN format_type(COALESCE(NULLIF(t.typelem, 0), bt.typelem), a.atttypmod) END AS element_type,
        a.attnotnull AS not_null, a.atthasdef AS has_default,
        a.attidentity AS identity, a.attgenerated AS generated,
-       k.compare_type, k.compare_element_type, k.compare_has_array, k.compare_usable
+       k.compare_type, k.compare_element_type, k.compare_has_array, k.compare_usable,
+       k.compare_operators, k.compare_has_equality, k.compare_sortable
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -158,7 +173,32 @@ CROSS JOIN LATERAL (
   SELECT CASE WHEN e.oid IS NULL THEN ${typeName('b')} ELSE ${typeName('e')} || '[]' END AS compare_type,
          CASE WHEN e.oid IS NOT NULL THEN ${typeName('e')} END AS compare_element_type,
          e.oid IS NULL AND b.typarray <> 0 AS compare_has_array,
-         has_schema_privilege(COALESCE(en.oid, bn.oid), 'USAGE') AS compare_usable
+         has_schema_privilege(COALESCE(en.oid, bn.oid), 'USAGE') AS compare_usable,
+         (SELECT json_object_agg(x.oprname, x.nspname) FROM (
+            SELECT DISTINCT ON (o.oprname) o.oprname, ns.nspname
+            FROM pg_operator o JOIN pg_namespace ns ON ns.oid = o.oprnamespace
+            WHERE o.oprname IN ('=', '<>', '<', '<=', '>', '>=') AND o.oprkind = 'b'
+              AND o.oprleft = b.oid AND o.oprright = b.oid
+            ORDER BY o.oprname, ns.nspname <> 'pg_catalog', ns.nspname) AS x) AS compare_operators,
+         EXISTS (SELECT 1 FROM pg_operator o
+                 JOIN (SELECT b.oid AS oid
+                       UNION ALL SELECT pc.casttarget FROM pg_cast pc WHERE pc.castsource = b.oid AND pc.castcontext = 'i'
+                       UNION ALL SELECT p.oid FROM pg_type p
+                                 WHERE p.typnamespace = 'pg_catalog'::regnamespace AND p.typname = CASE
+                                   WHEN e.oid IS NOT NULL THEN 'anyarray' WHEN b.typtype = 'e' THEN 'anyenum'
+                                   WHEN b.typtype = 'r' THEN 'anyrange' WHEN b.typtype = 'm' THEN 'anymultirange'
+                                   WHEN b.typtype = 'c' THEN 'record' END) AS cand ON cand.oid = o.oprleft AND cand.oid = o.oprright
+                 WHERE o.oprname = '=' AND o.oprkind = 'b') AS compare_has_equality,
+         EXISTS (SELECT 1 FROM pg_opclass oc
+                 JOIN pg_am am ON am.oid = oc.opcmethod AND am.amname = 'btree'
+                 JOIN (SELECT b.oid AS oid
+                       UNION ALL SELECT pc.casttarget FROM pg_cast pc WHERE pc.castsource = b.oid AND pc.castcontext = 'i' AND pc.castmethod = 'b'
+                       UNION ALL SELECT p.oid FROM pg_type p
+                                 WHERE p.typnamespace = 'pg_catalog'::regnamespace AND p.typname = CASE
+                                   WHEN e.oid IS NOT NULL THEN 'anyarray' WHEN b.typtype = 'e' THEN 'anyenum'
+                                   WHEN b.typtype = 'r' THEN 'anyrange' WHEN b.typtype = 'm' THEN 'anymultirange'
+                                   WHEN b.typtype = 'c' THEN 'record' END) AS cand ON cand.oid = oc.opcintype
+                 WHERE oc.opcdefault) AS compare_sortable
   FROM pg_type b
   JOIN pg_namespace bn ON bn.oid = b.typnamespace
   LEFT JOIN pg_type e ON e.oid = b.typelem AND b.typelem <> 0 AND b.typstorage <> 'p'
@@ -278,6 +318,9 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
         compareElementType: r.compare_element_type === null || r.compare_element_type === undefined ? null : str(r.compare_element_type),
         compareHasArray: r.compare_has_array === true,
         compareUsable: r.compare_usable === true,
+        compareOperators: r.compare_operators !== null && typeof r.compare_operators === 'object' ? (r.compare_operators as Record<string, string>) : {},
+        compareHasEquality: r.compare_has_equality !== false,
+        compareSortable: r.compare_sortable !== false,
       }),
     ),
     constraints: constraints.rows.map(

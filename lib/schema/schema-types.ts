@@ -33,6 +33,19 @@ export interface Column {
   readonly compareElementType: string | null;
   /** `compareType[]`, when `compareType` is named, not an array and has an array type (`in` binds its list as it); else null. */
   readonly compareListType: string | null;
+  /**
+   * The comparison operators (`=`, `<>`, `<`, `<=`, `>`, `>=`) of `compareType` that live outside
+   * pg_catalog, with their schema (PostGIS's geometry installed in `extensions`): the compiler
+   * writes them `OPERATOR(extensions.=)`, so they resolve whatever the request's search_path.
+   * Absent when there are none (every built-in type). docs/querying.md#column-types
+   */
+  readonly operatorSchemas?: Readonly<Record<string, string>>;
+  /**
+   * Whether any `=` (equality), `<>` (inequality: its own or `NOT (=)`) and default btree ordering
+   * (ordering: sort, cursors, <, >) apply to the type at all; absent when all do. xml has none,
+   * point only `<>`: filters and sorts that need a missing one are refused with a 400 before any SQL.
+   */
+  readonly comparisons?: { readonly equality: boolean; readonly inequality: boolean; readonly ordering: boolean };
 }
 
 export interface UniqueKey {

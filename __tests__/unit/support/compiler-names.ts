@@ -105,7 +105,8 @@ const parent = makeTable(
 );
 const child = makeTable('Qchild', [['Qid', 'integer'], ['Qparent_id', 'integer'], ['Qlabel', 'text']], ['Qid'], 'Qs');
 const note = makeTable('Qnote', [['Qid', 'integer'], ['Qparent_code', 'text'], ['Qbody', 'text']], ['Qid'], 'Qs');
-const keyless = makeTable('Qlog', [['Qat', 'timestamp with time zone'], ['Qmessage', 'text']], [], 'Qs');
+// Qgeo: a type whose operators live outside pg_catalog (written OPERATOR("Qs".=)).
+const keyless = makeTable('Qlog', [['Qat', 'timestamp with time zone'], ['Qmessage', 'text'], ['Qgeo', '"Qs"."Qgeometry"', { operatorSchemas: { '=': 'Qs', '<': 'Qs', '>': 'Qs' } }]], [], 'Qs');
 
 type Mutable = { foreignKeys: ForeignKey[]; referencedBy: ForeignKey[]; uniqueKeys: UniqueKey[] };
 (parent as unknown as Mutable).uniqueKeys.push({ name: 'Qparent_code_key', columns: [parent.columnsByName.get('Qcode')!], primary: false });
@@ -285,6 +286,7 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       get('Qchild', 'select=Qlabel&sort=-Qlabel&expand=Qfamily'),
       get('Qlog'),
       get('Qlog', 'select=Qmessage&sort=Qat'),
+      get('Qlog', 'Qgeo=eq.a&Qgeo=ne.b&Qgeo=gt.c&Qgeo=in.(a,b)'),
       get('Qparent/1/Qchild', 'count=exact&expand=Qparent', { rowFilters: true }),
       get('Qparent/1/Qchild', 'select=Qlabel&sort=-Qlabel'),
       get('Qparent/1/Qnote', 'count=exact&distinct=Qbody'),

@@ -57,6 +57,12 @@ const EMPTY = Buffer.alloc(0);
 export class AuthGate {
   /** The server asked for GSSAPI/SSPI on this connection (its outcome feeds the GSS circuit). */
   gssStarted = false;
+  /** The server sent an ErrorResponse during start-up (it refused the connection: nothing to retry). */
+  serverError = false;
+  /** AuthenticationOk passed the policy: everything after it goes through untouched. */
+  get authenticated(): boolean {
+    return this.passthrough;
+  }
   private buffer: Buffer = EMPTY;
   private passthrough = false;
   private waiting = false;
@@ -116,6 +122,7 @@ export class AuthGate {
   /** Undefined when done; a promise while a GSS token is being made (later messages wait). */
   private handle(frame: Buffer): Promise<void> | undefined {
     if (frame[0] !== 0x52 /* 'R' */ || frame.length < 9) {
+      if (frame[0] === 0x45 /* 'E' */) this.serverError = true;
       this.io.forward(frame);
       return undefined;
     }

@@ -49,6 +49,7 @@ export function createPolicyClient(settings: ConnectionSettings, runtime: Policy
         { ssl, sslNegotiation: settings.tls.negotiation, keepAlive, keepAliveInitialDelayMillis, encoding: 'utf8' },
         policy,
         settings.tls.mode === 'prefer',
+        { retries: settings.gss.connectRetries, baseMs: settings.gss.retryBaseMs, onRetry: () => void runtime.counters.gssRetries++ },
       );
       const config: Record<string, unknown> = {
         host: settings.host,

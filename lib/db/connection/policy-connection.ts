@@ -5,23 +5,48 @@
  * libpq does (plain pg would fail the connection). In: pg's Connection config and the gate's
  * policy. Never: falls back to plain text for any other reason than the server's 'N' (a failed
  * TLS handshake or certificate check fails the connection).
+ * A socket that is reset or closed in the middle of a GSS handshake (after the server asked for
+ * GSSAPI, before AuthenticationOk) is opened again, up to gss_connect_retries times with the
+ * gss_retry_base_ms backoff (retry-delay.ts), unseen by pg's Client: every connection gets the
+ * retries, the pool's first ones and those that replace a terminated one alike.
  */
 import { EventEmitter } from 'node:events';
+import { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { AuthGate, type GatePolicy } from './auth-gate';
 import { PgConnectionClass, type PgConnectionConfig } from './pg-internals';
+import { retryDelayMs } from './retry-delay';
+
+/** Reconnecting after a GSS handshake cut off by the network (docs/security.md, "Kerberos / GSSAPI"). */
+export interface HandshakeRetry {
+  readonly retries: number;
+  readonly baseMs: number;
+  /** Called before each retry (the /metrics counter). */
+  readonly onRetry: () => void;
+}
 
 export class PolicyConnection extends PgConnectionClass {
-  readonly gate: AuthGate;
+  gate: AuthGate;
   private relay: EventEmitter | undefined;
+  private readonly initialSsl: PgConnectionConfig['ssl'];
+  private target: [port: number | string, host?: string] | undefined;
+  private reconnects = 0;
+  private reconnecting = false;
+  private aborted = false;
 
   constructor(
     config: PgConnectionConfig,
-    policy: GatePolicy,
+    private readonly policy: GatePolicy,
     private readonly plainIfNoTls: boolean,
+    private readonly handshakeRetry?: HandshakeRetry,
   ) {
     super(config);
-    this.gate = new AuthGate(policy, {
+    this.initialSsl = config.ssl;
+    this.gate = this.newGate();
+  }
+
+  private newGate(): AuthGate {
+    return new AuthGate(this.policy, {
       forward: (bytes) => this.relay?.emit('data', bytes),
       // As pg's own _send: a socket the server already closed is not written to.
       send: (bytes) => void (this.stream.writable && this.stream.write(bytes)),
@@ -31,8 +56,51 @@ export class PolicyConnection extends PgConnectionClass {
   }
 
   override connect(port: number | string, host?: string): void {
+    this.target = [port, host];
     super.connect(port, host);
     if (this.plainIfNoTls && this.ssl) this.acceptPlainAnswer();
+  }
+
+  /**
+   * pg's Connection reports its socket's 'error' and 'close' (as 'end') through emit: one that
+   * cuts a GSS handshake short starts the next attempt instead, while attempts are left.
+   */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if ((event === 'error' || event === 'end') && this.mayReconnect()) {
+      this.reconnect();
+      return true;
+    }
+    return super.emit(event, ...args);
+  }
+
+  private mayReconnect(): boolean {
+    const retry = this.handshakeRetry;
+    if (retry === undefined || this.target === undefined || this.aborted || this.reconnecting) return false;
+    const self = this as unknown as { _ending?: boolean };
+    return this.gate.gssStarted && !this.gate.authenticated && !this.gate.serverError && !self._ending && this.reconnects < retry.retries;
+  }
+
+  private reconnect(): void {
+    const retry = this.handshakeRetry!;
+    const [port, host] = this.target!;
+    const old = this.stream;
+    // Nothing more from the old socket reaches pg (its 'close' would end the new attempt).
+    old.removeAllListeners();
+    old.on('error', () => undefined);
+    old.destroy();
+    this.reconnecting = true;
+    retry.onRetry();
+    const delay = retryDelayMs(retry.baseMs, this.reconnects++);
+    setTimeout(() => {
+      this.reconnecting = false;
+      // The Client gave up meanwhile (its connection timeout): it hears the end it waits for.
+      if ((this as unknown as { _ending?: boolean })._ending) return void super.emit('end');
+      this.stream = new Socket();
+      this.ssl = this.initialSsl;
+      this.gate = this.newGate();
+      this.relay = undefined;
+      this.connect(port, host);
+    }, delay);
   }
 
   override attachListeners(stream: EventEmitter): void {
@@ -77,6 +145,8 @@ export class PolicyConnection extends PgConnectionClass {
   }
 
   private abort(error: Error): void {
+    // The policy refused (or GSS failed for good): no new attempt.
+    this.aborted = true;
     this.emit('error', error);
     this.stream.destroy();
   }

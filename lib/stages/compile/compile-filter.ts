@@ -7,24 +7,26 @@ import type { Filter, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { catalogType, ident, join, sql, type Sql } from '../../sql/sql';
+import { assertComparable, compare, operator } from './comparison-operator';
 import { typedValue } from './typed-value';
 
 export function compileFilter(alias: Sql, filter: Filter): Sql {
   const { column } = filter;
   const col = sql`${alias}.${ident(column.name)}`;
   switch (filter.op) {
+    // The column type's own operators: qualified when they live outside pg_catalog (comparison-operator.ts).
     case 'eq':
-      return sql`${col} = ${typedValue(column, filter.value)}`;
+      return compare(column, col, '=', typedValue(column, filter.value), 'eq');
     case 'ne':
-      return sql`${col} <> ${typedValue(column, filter.value)}`;
+      return compare(column, col, '<>', typedValue(column, filter.value), 'ne');
     case 'gt':
-      return sql`${col} > ${typedValue(column, filter.value)}`;
+      return compare(column, col, '>', typedValue(column, filter.value), 'gt');
     case 'gte':
-      return sql`${col} >= ${typedValue(column, filter.value)}`;
+      return compare(column, col, '>=', typedValue(column, filter.value), 'gte');
     case 'lt':
-      return sql`${col} < ${typedValue(column, filter.value)}`;
+      return compare(column, col, '<', typedValue(column, filter.value), 'lt');
     case 'lte':
-      return sql`${col} <= ${typedValue(column, filter.value)}`;
+      return compare(column, col, '<=', typedValue(column, filter.value), 'lte');
     case 'in':
       return compileIn(col, column, filter.value);
     case 'like':
@@ -48,13 +50,18 @@ export function compileFilter(alias: Sql, filter: Filter): Sql {
  * `in`: one parameter whatever the list length, so one SQL text and one plan. Usually the list is
  * bound as an array of the column's type (`= ANY($1::kinds.mood[])`, index-friendly). An array
  * column has no such type (PostgreSQL has no arrays of arrays: `text[][]` is `text[]`), nor has a
- * type without an array type: then the list is bound as text[] and each item is cast on its own.
+ * type without an array type, nor an extension's type (whose array delimiter may not be a comma):
+ * then the list is bound as text[] and each item is cast on its own.
  */
 function compileIn(col: Sql, column: Column, items: readonly string[]): Sql {
-  if (column.compareListType !== null) return sql`${col} = ANY(${[...items]}::${catalogType(column.compareListType)})`;
+  assertComparable(column, 'equality', 'in');
+  const eq = operator(column, '=');
+  // An extension's type may not use `,` between array elements (PostGIS geometry: `:`): its items
+  // are cast one by one, as below.
+  if (column.compareListType !== null && column.operatorSchemas === undefined) return sql`${col} ${eq} ANY(${[...items]}::${catalogType(column.compareListType)})`;
   // A type the role may not name: an untyped array parameter, typed by PostgreSQL after the column.
-  if (column.compareType === null) return sql`${col} = ANY(${[...items]})`;
-  return sql`${col} = ANY(SELECT _in.v::${catalogType(column.compareType)} FROM unnest(${[...items]}::text[]) AS _in(v))`;
+  if (column.compareType === null) return sql`${col} ${eq} ANY(${[...items]})`;
+  return sql`${col} ${eq} ANY(SELECT _in.v::${catalogType(column.compareType)} FROM unnest(${[...items]}::text[]) AS _in(v))`;
 }
 
 /** The WHERE conditions of a list or aggregate: its filters and a policy's, ANDed, and its search. */
@@ -70,7 +77,7 @@ export function compileConditions(
 
 /** `<key conditions> AND <row filters>` for the statements that address one row by key. */
 export function compileKeyed(alias: Sql, key: readonly { readonly column: Column; readonly value: string }[], rowFilters: readonly Filter[] | undefined): Sql {
-  const conditions = [...key.map(({ column, value }) => sql`${alias}.${ident(column.name)} = ${typedValue(column, value)}`), ...(rowFilters ?? []).map((f) => compileFilter(alias, f))];
+  const conditions = [...key.map(({ column, value }) => compare(column, sql`${alias}.${ident(column.name)}`, '=', typedValue(column, value), 'key')), ...(rowFilters ?? []).map((f) => compileFilter(alias, f))];
   return join(conditions, sql` AND `);
 }
 

@@ -15,6 +15,7 @@ import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '
 import { GatewayError } from '../../errors/gateway-error';
 import { csvFieldSql } from '../../pipeline/csv-field';
 import { compileFilter } from './compile-filter';
+import { assertComparable, compare, operator, type Comparison } from './comparison-operator';
 import { typedValue } from './typed-value';
 
 /** Output columns of the read statement, by position (the plan's `read` shape). */
@@ -179,6 +180,8 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const page = pageOf(node, top);
 
   const orderTerms = node.order.map((o) => {
+    // ORDER BY finds the type's btree class by type; a type without one is refused (400).
+    if (!o.embed && o.field.path.length === 0) assertComparable(o.field.column, 'ordering', 'order');
     const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : fieldExpr(aliases, o.field, a);
     return { expr, o };
   });
@@ -393,10 +396,15 @@ const compareSql: Record<Extract<Condition, { kind: 'compare' }>['op'], Sql> = {
 
 const textOps = new Set(['like', 'ilike', 'match', 'imatch']);
 
+/** The comparisons whose operator is the column type's own (comparison-operator.ts). */
+const typeComparison: Partial<Record<Extract<Condition, { kind: 'compare' }>['op'], Comparison>> = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
 export function compileCondition(c: Condition, a: Sql, joined: ReadonlyMap<Embed, Sql>): Sql {
   switch (c.kind) {
     case 'compare': {
       const f = comparable(c.field, a);
+      const own = c.field.path.length === 0 ? typeComparison[c.op] : undefined;
+      if (own !== undefined) return negated(compare(c.field.column, f.expr, own, f.typed(c.value), c.op), c.negate);
       const cond = textOps.has(c.op) ? sql`${f.expr}::text ${compareSql[c.op]} ${c.value}::text` : sql`${f.expr} ${compareSql[c.op]} ${f.typed(c.value)}`;
       return negated(cond, c.negate);
     }
@@ -405,7 +413,17 @@ export function compileCondition(c: Condition, a: Sql, joined: ReadonlyMap<Embed
       const q = c.quantifier === 'any' ? sql`ANY` : sql`ALL`;
       if (textOps.has(c.op)) return negated(sql`${f.expr}::text ${compareSql[c.op]} ${q}(${[...c.values]}::text[])`, c.negate);
       const list = f.listType === null ? sql`${[...c.values]}` : sql`${[...c.values]}::${f.listType}`;
-      return negated(sql`${f.expr} ${compareSql[c.op]} ${q}(${list})`, c.negate);
+      const own = c.field.path.length === 0 ? typeComparison[c.op] : undefined;
+      if (own === undefined) return negated(sql`${f.expr} ${compareSql[c.op]} ${q}(${list})`, c.negate);
+      // `<>` has no ANY/ALL spelling as NOT (=): the type's own `<>` or pg_catalog's.
+      if (own !== '<>' || c.field.column.operatorSchemas?.['<>'] !== undefined || c.field.column.operatorSchemas === undefined) {
+        assertComparable(c.field.column, own === '=' ? 'equality' : own === '<>' ? 'inequality' : 'ordering', c.op);
+        return negated(sql`${f.expr} ${operator(c.field.column, own)} ${q}(${list})`, c.negate);
+      }
+      // neq(any) = NOT (= all), neq(all) = NOT (= any), with the type's qualified `=`.
+      assertComparable(c.field.column, 'equality', c.op);
+      const flipped = c.quantifier === 'any' ? sql`ALL` : sql`ANY`;
+      return negated(sql`NOT (${f.expr} ${operator(c.field.column, '=')} ${flipped}(${list}))`, c.negate);
     }
     case 'in': {
       if (c.field.path.length === 0) return negated(compileFilter(a, { column: c.field.column, op: 'in', value: c.values }), c.negate);
