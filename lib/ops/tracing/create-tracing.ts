@@ -61,6 +61,12 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
   const options: TracingConfig = config.tracing === true ? {} : config.tracing;
   const tenantAttribute = options.tenantAttribute === true;
   const tracer = api.trace.getTracer('tablegate', version);
+  /**
+   * The request's open export spans, in the request's context: an export's database span ends
+   * when its cursor is read to the end or closed, which can come after the handler returns, and
+   * the request span waits for it so that it covers its children.
+   */
+  const openStreamsKey = api.createContextKey('tablegate open export spans');
   const { SpanKind, SpanStatusCode } = api;
 
   const fail = (span: Span, err: unknown): void => {
@@ -122,7 +128,9 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
                 span.end();
                 throw err;
               }
-              return endsSpan(rows, span, fail);
+              const ended = endsSpan(rows, span, fail);
+              (api.context.active().getValue(openStreamsKey) as Promise<void>[] | undefined)?.push(ended.done);
+              return ended.rows;
             },
           }
         : {}),
@@ -145,10 +153,12 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
           { kind: hostSpan ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
           parent,
         );
-        return api.context.with(api.trace.setSpan(parent, span), async () => {
+        const openStreams: Promise<void>[] = [];
+        return api.context.with(api.trace.setSpan(parent, span).setValue(openStreamsKey, openStreams), async () => {
           try {
             await handle(req, res);
           } finally {
+            if (openStreams.length > 0) await Promise.race([Promise.all(openStreams), closedFor(res, streamGraceMs)]);
             const ctx = res.locals['gateway'] as GatewayContext | undefined;
             const kind = ctx?.command?.kind;
             if (kind !== undefined) span.updateName(`tablegate ${kind}`);
@@ -187,14 +197,29 @@ const headerGetter: TraceApi.TextMapGetter<IncomingHttpHeaders> = {
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
-/** The stream, ending `span` once it is read to the end, fails or is closed. */
-function endsSpan(rows: RowStream, span: Span, fail: (span: Span, err: unknown) => void): RowStream {
+/** How long after the response closed the request span still waits for an export's database span. */
+const streamGraceMs = 1000;
+
+/** Settles `ms` after `res` closed: a stream a failed request never closed cannot hold its span open. */
+function closedFor(res: Response, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const later = (): void => void setTimeout(resolve, ms).unref();
+    if (res.closed) later();
+    else res.once('close', later);
+  });
+}
+
+/** The stream, ending `span` once it is read to the end, fails or is closed; `done` settles then. */
+function endsSpan(rows: RowStream, span: Span, fail: (span: Span, err: unknown) => void): { rows: RowStream; done: Promise<void> } {
   let ended = false;
+  let settle!: () => void;
+  const done = new Promise<void>((resolve) => (settle = resolve));
   const end = (): void => {
     if (!ended) span.end();
     ended = true;
+    settle();
   };
-  return {
+  const stream: RowStream = {
     async next() {
       try {
         const batch = await rows.next();
@@ -214,4 +239,5 @@ function endsSpan(rows: RowStream, span: Span, fail: (span: Span, err: unknown) 
       }
     },
   };
+  return { rows: stream, done };
 }
