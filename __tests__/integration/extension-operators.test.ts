@@ -53,7 +53,9 @@ CREATE TABLE ops.things (
   shape extensions.geometry NOT NULL,
   code extensions.isbn13 NOT NULL,
   doc xml,
-  spot point
+  spot point,
+  ref oid NOT NULL DEFAULT 1,
+  price money NOT NULL DEFAULT 2
 );
 ALTER TABLE ops.things ENABLE ROW LEVEL SECURITY;
 ALTER TABLE ops.things FORCE ROW LEVEL SECURITY;
@@ -76,7 +78,7 @@ run('operators outside the search path (PostGIS and isn in `extensions`, private
     server = await startPrivatePostgres({ binDir, hba: ['host all tablegate_app 127.0.0.1/32 scram-sha-256'], setupSql: SETUP_SQL });
     const databaseUrl = `postgres://tablegate_app:${APP_PASSWORD}@127.0.0.1:${server.port}/postgres?sslmode=disable`;
     const a = createGateway({ databaseUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['ops'], reloadListen: false });
-    const b = createGateway({ databaseUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['ops'], dialect: 'postgrest', reloadListen: false });
+    const b = createGateway({ databaseUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['ops'], dialect: 'postgrest', postgrestAggregates: true, reloadListen: false });
     gateways.push(a, b);
     await Promise.all([a.ready, b.ready]);
     native = express().use('/api', a);
@@ -187,5 +189,30 @@ run('operators outside the search path (PostGIS and isn in `extensions`, private
       expect({ query, status: res.status }).toEqual({ query, status: 400 });
       expect(JSON.stringify(res.body)).toMatch(/`(doc|spot)` is (xml|point)/);
     }
+  });
+
+  it('an aggregate its column type has no function for: 400 naming the column and its type, before any SQL (both dialects)', async () => {
+    const native: [string, RegExp][] = [
+      ['fn=sum&column=ref', /sum needs a numeric column; `ref` is oid/],
+      ['fn=avg&column=ref', /avg needs a numeric column; `ref` is oid/],
+      ['fn=avg&column=price', /avg needs a numeric column; `price` is money/],
+      ['fn=max&column=doc', /max needs an ordered type; `doc` is xml/],
+      ['fn=min&column=spot', /min needs an ordered type; `spot` is point/],
+    ];
+    for (const [query, message] of native) {
+      const res = await get(`/api/things/aggregate?${query}`);
+      expect({ query, status: res.status, code: res.body.code, type: res.body.details?.type }).toEqual({ query, status: 400, code: 'PARSE_ERROR', type: expect.any(String) });
+      expect(res.body.message).toMatch(message);
+    }
+    for (const query of ['select=ref.sum()', 'select=ref.avg()', 'select=price.avg()', 'select=doc.max()', 'select=spot.min()']) {
+      const res = await pg(`/rest/v1/things?${query}`);
+      expect({ query, status: res.status, code: res.body.code }).toEqual({ query, status: 400, code: 'PGRST100' });
+      expect(JSON.stringify(res.body)).toMatch(/`(ref|price|doc|spot)` is (oid|money|xml|point)/);
+    }
+    // What the types do have still answers, for the caller's own rows only.
+    const sum = await get('/api/things/aggregate?fn=sum&column=price');
+    expect({ status: sum.status, value: sum.body.data?.value }).toEqual({ status: 200, value: '$6.00' });
+    const pgSum = await pg('/rest/v1/things?select=price.sum()');
+    expect({ status: pgSum.status, body: pgSum.body }).toEqual({ status: 200, body: [{ sum: '$6.00' }] });
   });
 });

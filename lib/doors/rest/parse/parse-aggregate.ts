@@ -10,6 +10,7 @@ import type { Column, Table } from '../../../schema/schema-types';
 import { countFilters, parseFilterParameter, parseSearch, reservedParameters } from './parse-list';
 import { checkLimit } from '../../shared/request-limits';
 import { clip, resolveColumnParameter } from '../../shared/resolve-names';
+import { aggregateInputProblem } from '../../shared/aggregate-input';
 
 export const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'avg', 'min', 'max'];
 /** The aggregate route's own parameters (the description documents them too: rest-door.ts). */
@@ -47,10 +48,8 @@ export function parseAggregate(table: Table, query: readonly (readonly [string, 
   } else {
     if (columnText === undefined) throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\` needs a \`column\`.`);
     column = resolveColumnParameter(table, columnText, 'column');
-    if ((fn === 'sum' || fn === 'avg') && column.category !== 'N') {
-      throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\` needs a numeric column; \`${column.name}\` is ${column.type}.`);
-    }
-    if (column.type === 'json') throw new GatewayError('PARSE_ERROR', `Column \`${column.name}\` is json, which has no ordering; store it as jsonb to use min or max.`);
+    const problem = aggregateInputProblem(fn, column);
+    if (problem !== undefined) throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\`: ${problem}.`, { details: { column: column.name, type: column.type } });
   }
   return Object.freeze({
     kind: 'aggregate',
