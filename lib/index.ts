@@ -1,7 +1,7 @@
 export { createGateway } from './create-gateway';
 export type { Gateway } from './create-gateway';
 export type { GatewayOptions } from './config/gateway-options';
-export type { MetricsOptions } from './ops/metrics';
+export type { MetricsOptions } from './ops/metrics-options';
 export type { ResolvedConfig } from './pipeline/resolved-config';
 export type { GssOptions, GssContext, GssContextFactory, GssToken, GssTokenCallback } from './db/connection/gss/gss-options';
 export { GatewayError } from './errors/gateway-error';

@@ -5,7 +5,7 @@
  * setting at its default.
  */
 import type { PgPool } from '../db/pg-pool';
-import type { MetricsOptions } from '../ops/metrics';
+import type { MetricsOptions } from '../ops/metrics-options';
 import type { GssOptions } from '../db/connection/gss/gss-options';
 import type { StageOverrides } from '../pipeline/stage-types';
 import type { ResolvedConfig } from '../pipeline/resolved-config';

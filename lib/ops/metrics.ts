@@ -23,20 +23,11 @@ import type { ReplicaStatus } from '../db/replica-set';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 import { authFailureReasons } from '../pipeline/auth-failure-reasons';
 import type { RequestMeasures } from '../pipeline/request-measures';
+import type { MetricsOptions } from './metrics-options';
 import { processRegistry } from './process-metrics';
 import { replicaMetrics } from './replica-metrics';
 import { exportMetrics } from './export-metrics';
 import type { ExportStats } from './export-stats';
-
-/** Where the gateway's Prometheus metrics go (docs/configuration.md, "Options form"). */
-export interface MetricsOptions {
-  /** A prom-client Registry of the host's: the gateway registers its series there. Default: one of its own. */
-  readonly registry?: Registry;
-  /** Start of every metric name; default `tablegate_`. Two gateways sharing a registry need different ones. */
-  readonly prefix?: string;
-  /** prom-client's process metrics: default on with the gateway's own registry, off with a host's. */
-  readonly defaultMetrics?: boolean;
-}
 
 /** Seconds; from 1 ms (a point read's database time) to 10 s. */
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
