@@ -61,12 +61,6 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
   const options: TracingConfig = config.tracing === true ? {} : config.tracing;
   const tenantAttribute = options.tenantAttribute === true;
   const tracer = api.trace.getTracer('tablegate', version);
-  /**
-   * The request's open export spans, in the request's context: an export's database span ends
-   * when its cursor is read to the end or closed, which can come after the handler returns, and
-   * the request span waits for it so that it covers its children.
-   */
-  const openStreamsKey = api.createContextKey('tablegate open export spans');
   const { SpanKind, SpanStatusCode } = api;
 
   const fail = (span: Span, err: unknown): void => {
@@ -128,9 +122,7 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
                 span.end();
                 throw err;
               }
-              const ended = endsSpan(rows, span, fail);
-              (api.context.active().getValue(openStreamsKey) as Promise<void>[] | undefined)?.push(ended.done);
-              return ended.rows;
+              return endsSpan(rows, span, fail);
             },
           }
         : {}),
@@ -153,12 +145,10 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
           { kind: hostSpan ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
           parent,
         );
-        const openStreams: Promise<void>[] = [];
-        return api.context.with(api.trace.setSpan(parent, span).setValue(openStreamsKey, openStreams), async () => {
+        return api.context.with(api.trace.setSpan(parent, span), async () => {
           try {
             await handle(req, res);
           } finally {
-            if (openStreams.length > 0) await Promise.race([Promise.all(openStreams), closedFor(res, streamGraceMs)]);
             const ctx = res.locals['gateway'] as GatewayContext | undefined;
             const kind = ctx?.command?.kind;
             if (kind !== undefined) span.updateName(`tablegate ${kind}`);
@@ -197,29 +187,14 @@ const headerGetter: TraceApi.TextMapGetter<IncomingHttpHeaders> = {
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
-/** How long after the response closed the request span still waits for an export's database span. */
-const streamGraceMs = 1000;
-
-/** Settles `ms` after `res` closed: a stream a failed request never closed cannot hold its span open. */
-function closedFor(res: Response, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const later = (): void => void setTimeout(resolve, ms).unref();
-    if (res.closed) later();
-    else res.once('close', later);
-  });
-}
-
-/** The stream, ending `span` once it is read to the end, fails or is closed; `done` settles then. */
-function endsSpan(rows: RowStream, span: Span, fail: (span: Span, err: unknown) => void): { rows: RowStream; done: Promise<void> } {
+/** The stream, ending `span` once it is read to the end, fails or is closed. */
+function endsSpan(rows: RowStream, span: Span, fail: (span: Span, err: unknown) => void): RowStream {
   let ended = false;
-  let settle!: () => void;
-  const done = new Promise<void>((resolve) => (settle = resolve));
   const end = (): void => {
     if (!ended) span.end();
     ended = true;
-    settle();
   };
-  const stream: RowStream = {
+  return {
     async next() {
       try {
         const batch = await rows.next();
@@ -239,5 +214,4 @@ function endsSpan(rows: RowStream, span: Span, fail: (span: Span, err: unknown) 
       }
     },
   };
-  return { rows: stream, done };
 }
