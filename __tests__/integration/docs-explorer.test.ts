@@ -19,10 +19,10 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createGateway, type Gateway } from '../../lib';
 import { createTestDatabase, TENANT_A, TENANT_B, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 import { tokenA } from '../support/gateway-app';
-import { describeIfPresent, SETUP_SYSTEM } from '../support/skips';
+import { describeIfPresent, isProgram, SETUP_SYSTEM } from '../support/skips';
 
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const describeWithChromium = describeIfPresent('the API explorer in headless Chromium (docs-explorer.test.ts)', [fs.existsSync(chromiumPath) ? '' : `Chromium at ${chromiumPath} (or CHROMIUM_PATH)`], SETUP_SYSTEM);
+const describeWithChromium = describeIfPresent('the API explorer in headless Chromium (docs-explorer.test.ts)', [isProgram(chromiumPath) ? '' : `Chromium at ${chromiumPath} (or CHROMIUM_PATH)`], SETUP_SYSTEM);
 const outputDir = path.resolve(__dirname, '../output');
 
 describeWithChromium('the API explorer at /docs, in headless Chromium', () => {

@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../lib/cli/free-port';
+import { isProgram } from './skips';
 
 export const REALM = 'TABLEGATE.TEST';
 
@@ -34,15 +35,6 @@ export function missingKerberosTools(): string[] {
   return tools.filter((tool) => !dirs.some((d) => isProgram(path.join(d, tool))));
 }
 
-/** A regular file with an execute bit (not, say, /dev/null bound over a program to hide it). */
-function isProgram(file: string): boolean {
-  try {
-    const st = fs.statSync(file);
-    return st.isFile() && (st.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
 
 /** `service` (e.g. postgres/localhost) and `client` principals, without the realm. */
 export async function startKerberosRealm(principals: { service: string; client: string }): Promise<KerberosRealm> {

@@ -29,6 +29,16 @@ function describeIfPresent(what, missing, enable) {
   return describe.skip;
 }
 
+/** A regular file with an execute bit (not, say, /dev/null bound over a program to hide it). */
+function isProgram(file) {
+  try {
+    const st = fs.statSync(file);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The recorded skips, one per distinct `what` (a file may be loaded by several projects). */
 function readSkips(log) {
   let text = '';
@@ -45,4 +55,4 @@ function readSkips(log) {
   return [...byWhat.values()];
 }
 
-module.exports = { SETUP_SYSTEM, SETUP_KERBEROS, recordSkip, describeIfPresent, readSkips };
+module.exports = { SETUP_SYSTEM, SETUP_KERBEROS, recordSkip, describeIfPresent, isProgram, readSkips };
