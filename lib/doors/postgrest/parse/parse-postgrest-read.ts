@@ -27,7 +27,6 @@ import { findRelationship } from './find-relationship';
 import { bad, parseColumnFilter, parseLogicTree, splitItems } from './parse-condition';
 import { clip, parseSelect, type RawItem } from './parse-select';
 import { parseAccept, parseRange } from './postgrest-headers';
-import { aggregateInputProblem } from '../../shared/aggregate-input';
 
 /** Caps (docs/postgrest-dialect.md, "Limits"). */
 export const readLimits = Object.freeze({ embeds: 16, conditions: 100, orderTerms: 32, queryParameters: 200 });
@@ -190,9 +189,6 @@ function buildLevel(table: Table, raw: readonly RawItem[], ctx: ReadContext, cou
         const field = resolveField(table, r.name + r.path.map((s) => `${s.asText ? '->>' : '->'}${s.key}`).join(''), 'select', r.path);
         const aggregate = aggregateOf(r.aggregate);
         if (aggregate) aggregatesOn(ctx);
-        // On the column itself (no JSON path, no cast), the type decides: a 400 before any SQL.
-        const problem = aggregate && r.path.length === 0 && !r.cast ? aggregateInputProblem(aggregate, field.column) : undefined;
-        if (problem !== undefined) throw bad(`${r.name}.${aggregate}()`, problem);
         const lastKey = r.path.length ? r.path[r.path.length - 1]!.key : r.name;
         items.push({ kind: 'field', key: r.alias ?? (aggregate ?? lastKey), field, cast: castOf(r.cast), aggregate, resultCast: castOf(r.resultCast) });
         break;
