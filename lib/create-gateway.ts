@@ -148,11 +148,22 @@ export function createGateway(options: GatewayOptions): Gateway {
   // An unknown table's 404 says when the database has it after all (docs/errors.md, NOT_FOUND).
   const unloaded = new UnloadedTables((name) => relationExists(pool, config.schemas, name));
 
-  // Discoveries may overlap (reloadSchema beside a drift reload); only the latest started may
-  // install its result, so an older, slower read of the catalog never overwrites a newer one.
+  // Discoveries may overlap (reloadSchema beside a drift or LISTEN reload); only the latest started
+  // may install its result, so an older, slower read of the catalog never overwrites a newer one.
+  // One that is overtaken waits for the newer one before it returns, so that when reloadSchema()
+  // resolves, a schema read after it was called is installed (not merely read and dropped).
   let generation = 0;
-  const discover = async (reason: ReloadReason = 'manual'): Promise<void> => {
+  let newest: Promise<void> = Promise.resolve();
+  const discover = (reason: ReloadReason = 'manual'): Promise<void> => {
     const mine = ++generation;
+    const run = readAndInstall(mine, reason).then(async (overtaken) => {
+      if (overtaken) await newest.catch(() => undefined);
+    });
+    newest = run;
+    return run;
+  };
+  /** Reads the catalog and installs it unless a newer discovery started meanwhile (then true). */
+  const readAndInstall = async (mine: number, reason: ReloadReason): Promise<boolean> => {
     let loaded: SchemaCache;
     try {
       // Type names are read under the requests' search_path (db/in-search-path.ts).
@@ -164,9 +175,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       throw err;
     }
     metrics.recordReload(reason, 'ok');
-    if (mine !== generation) return;
+    if (mine !== generation) return true;
     schema = loaded;
     log('schema loaded: %d tables, %d functions', loaded.tables.length, loaded.functions.length);
+    return false;
   };
   // The LISTEN connection is made like the pool's, or by the connection policy of reload_database_url
   // (validated here, at creation, like database_url).
