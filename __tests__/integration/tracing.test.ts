@@ -241,7 +241,9 @@ describe('tracing off (the default)', () => {
     const res = await request(app).post('/api/rpc/trace_seen').set('Authorization', `Bearer ${tokenA}`).set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01').send({});
     expect(res.status).toBe(200);
     const seen = (typeof res.body === 'object' && 'data' in res.body ? res.body.data : res.body) as { trace_id: string | null; activity: string };
-    expect(seen.trace_id).toBeNull();
+    // Null on a fresh session; '' on one where another gateway's transaction once set it (a
+    // placeholder setting outlives SET LOCAL as an empty string: sessions are shared behind PgBouncer).
+    expect(seen.trace_id ?? '').toBe('');
     expect(seen.activity).not.toMatch(/^00-/);
     expect(spans()).toEqual([]);
   });
