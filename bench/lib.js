@@ -114,9 +114,11 @@ async function serverMain(kind, starters) {
   const close = await starters[kind](app, config);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const allocations = process.env.BENCH_ALLOC_PROF ? await startAllocationSampling() : undefined;
   process.on('message', async (msg) => {
     if (msg === 'cpu') return void process.send({ cpu: process.cpuUsage() });
     if (msg !== 'stop') return;
+    if (allocations) await allocations.write(path.join(process.env.BENCH_ALLOC_PROF, `${kind}-${Date.now()}.heapprofile`));
     server.closeAllConnections?.();
     server.close();
     await close().catch(() => undefined);
@@ -126,14 +128,40 @@ async function serverMain(kind, starters) {
 }
 
 /**
+ * BENCH_ALLOC_PROF=<dir>: V8's sampling heap profiler with the objects the garbage collector
+ * already freed kept in the profile (what `--heap-prof` leaves out), so the profile shows where a
+ * request's garbage is allocated. Open the .heapprofile in Chrome DevTools (Memory tab).
+ */
+async function startAllocationSampling() {
+  const inspector = require('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: process.env.BENCH_ALLOC_LIVE !== '1', includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOC_LIVE !== '1' });
+  return {
+    async write(file) {
+      const { profile } = await post('HeapProfiler.stopSampling');
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(profile));
+    },
+  };
+}
+
+/**
  * Forks `script --server kind` (which calls serverMain) and resolves when it listens, with its
- * base URL, its CPU time so far, and stop(). BENCH_CPU_PROF=<dir> writes a CPU profile per server.
+ * base URL, its CPU time so far, and stop(). BENCH_CPU_PROF=<dir> writes a CPU profile per server,
+ * BENCH_HEAP_PROF=<dir> a sampled allocation profile (where the garbage comes from).
  */
 function spawnServer(script, kind, config) {
-  const execArgv = [];
+  // BENCH_NODE_FLAGS: extra flags for the server processes (e.g. `--trace-gc-nvp`).
+  const execArgv = (process.env.BENCH_NODE_FLAGS || '').split(' ').filter(Boolean);
   if (process.env.BENCH_CPU_PROF) {
     fs.mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true });
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`);
+  }
+  if (process.env.BENCH_HEAP_PROF) {
+    fs.mkdirSync(process.env.BENCH_HEAP_PROF, { recursive: true });
+    execArgv.push('--heap-prof', '--heap-prof-interval=4096', `--heap-prof-dir=${path.resolve(process.env.BENCH_HEAP_PROF)}`, `--heap-prof-name=${kind}-${Date.now()}.heapprofile`);
   }
   const child = fork(script, ['--server', kind], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {

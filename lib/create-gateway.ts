@@ -242,6 +242,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   // other failure (a superuser role, a policy naming a missing table) is for the operator to fix.
   let startup: Promise<void> = ready;
   let lastStart = Date.now();
+  // Once a start succeeded it stays done (a later reload failing does not undo it): requests then
+  // skip the promise, and its microtask turns, altogether.
+  let started = false;
+  ready.then(() => (started = true), () => undefined);
   const whenStarted = async (): Promise<void> => {
     try {
       await startup;
@@ -249,7 +253,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (err instanceof DatabaseUnreachableError && !drain.draining && Date.now() - lastStart >= restartIntervalMs) {
         lastStart = Date.now();
         startup = start();
-        startup.catch((e: unknown) => log('start again failed: %s', e instanceof Error ? e.message : String(e)));
+        startup.then(() => (started = true), (e: unknown) => log('start again failed: %s', e instanceof Error ? e.message : String(e)));
         await startup;
       } else {
         throw err;
@@ -266,6 +270,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
     limiter: limiter || undefined,
     whenStarted,
+    isStarted: () => started,
     schema: () => schema!,
     database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
     queryPattern,

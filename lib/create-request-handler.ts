@@ -38,6 +38,8 @@ export interface RequestHandlerParts {
   readonly limiter: RateLimiter | undefined;
   /** Resolves once the gateway has started (starting it again when the database was down). */
   whenStarted(): Promise<void>;
+  /** True once whenStarted() would resolve at once: the request need not wait for it. */
+  isStarted(): boolean;
   /** The schema cache; called only after whenStarted resolved. */
   schema(): SchemaCache;
   /** The Database for this request: the primary, or a read replica unless `primaryOnly`. */
@@ -90,7 +92,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       const body = responder.readsBody(req.method) ? await readBody(req, config.maxRequestBodyBytes) : undefined;
       const request = digestRequest(req, requestId, body);
       try {
-        await parts.whenStarted();
+        if (!parts.isStarted()) await parts.whenStarted();
       } catch {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is not ready: schema discovery or the database role check failed.', { headers: { 'Retry-After': '5' } });
       }

@@ -253,6 +253,14 @@ const gatewayRows = {
     key: 'jwks_cooldown_s', schema: integer(0), default: 30, secret: false,
     description: 'Least time between two JWKS fetches caused by an unknown `kid` or a failed fetch, in seconds.',
   },
+  jwtCacheMaxEntries: {
+    key: 'jwt_cache_max_entries', schema: integer(0, 1000000), default: 1000, secret: false,
+    description: 'Verified tokens remembered with their identity, so a token is verified once, not per request; 0 turns the cache off.',
+  },
+  jwtCacheMaxLifetimeS: {
+    key: 'jwt_cache_max_lifetime_s', schema: integer(0, MAX_INT4), default: 300, secret: false,
+    description: 'Longest time a verified token is remembered (never past its `exp`), in seconds; 0 turns the cache off.',
+  },
   jwtCookie: {
     key: 'jwt_cookie', schema: text, default: undefined, secret: false, example: 'access_token',
     description: 'Cookie that carries the JWT when there is no Authorization header.',

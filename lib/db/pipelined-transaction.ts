@@ -82,7 +82,13 @@ export interface TransactionSettings {
 
 /** Per-connection prepared plan statements: text -> name, in least-recently-used order. */
 interface StatementCache {
-  readonly names: Map<string, string>;
+  /**
+   * Statement text -> its prepared name, least recently used first. The value keeps the text the
+   * entry was made with: a hit re-inserts that string, not the request's equal copy, which would
+   * otherwise be kept alive by this long-lived map and promoted to the old generation on every
+   * request (docs/performance.md, "Where the CPU of a request goes").
+   */
+  readonly names: Map<string, { readonly text: string; readonly name: string }>;
   /** Names whose Parse may have failed; closed (a no-op if absent) before the next batch. */
   closeFirst: string[];
   /** Whether the reset statements are prepared: 'unknown' after a failed batch that parsed them. */
@@ -292,23 +298,25 @@ export class PipelinedTransaction {
   /** The plan statement's name on this connection, writing its Parse when it is new. */
   private preparedName(connection: Connection): string {
     const cache = cacheOf(connection);
-    for (const name of cache.closeFirst) connection.close({ type: 'S', name });
-    cache.closeFirst = [];
+    if (cache.closeFirst.length > 0) {
+      for (const name of cache.closeFirst) connection.close({ type: 'S', name });
+      cache.closeFirst = [];
+    }
     const text = this.query.text;
     const known = cache.names.get(text);
     if (known !== undefined) {
-      cache.names.delete(text);
-      cache.names.set(text, known);
-      return known;
+      cache.names.delete(known.text);
+      cache.names.set(known.text, known);
+      return known.name;
     }
     if (cache.names.size >= maxPreparedStatements) {
-      const [oldestText, oldestName] = cache.names.entries().next().value as [string, string];
-      cache.names.delete(oldestText);
-      connection.close({ type: 'S', name: oldestName });
+      const oldest = cache.names.values().next().value as { text: string; name: string };
+      cache.names.delete(oldest.text);
+      connection.close({ type: 'S', name: oldest.name });
     }
     const name = `tablegate_q${++statementCounter}`;
     connection.parse({ text, name, types: [] });
-    cache.names.set(text, name);
+    cache.names.set(text, { text, name });
     this.parsed = { cache, name };
     return name;
   }
@@ -342,7 +350,7 @@ export class PipelinedTransaction {
     // close the name before the next batch in case it does.
     if (this.parsed) {
       const { cache, name } = this.parsed;
-      if (cache.names.get(this.query.text) === name) cache.names.delete(this.query.text);
+      if (cache.names.get(this.query.text)?.name === name) cache.names.delete(this.query.text);
       cache.closeFirst.push(name);
     }
     if (this.parsedReset) this.parsedReset.reset = 'unknown';

@@ -76,6 +76,8 @@ export interface ResolvedConfig {
   readonly jwksTimeoutMs: number;
   readonly jwksCacheS: number;
   readonly jwksCooldownS: number;
+  readonly jwtCacheMaxEntries: number;
+  readonly jwtCacheMaxLifetimeS: number;
   readonly jwtCookie: string | undefined;
   readonly requireTenant: boolean;
   readonly allowRlsBypassRole: boolean;

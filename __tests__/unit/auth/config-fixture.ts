@@ -44,6 +44,8 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     jwksTimeoutMs: 5000,
     jwksCacheS: 600,
     jwksCooldownS: 30,
+    jwtCacheMaxEntries: 1000,
+    jwtCacheMaxLifetimeS: 300,
     jwtCookie: undefined,
     requireTenant: false,
     allowRlsBypassRole: false,

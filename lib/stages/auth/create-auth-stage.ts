@@ -14,6 +14,10 @@
  * `jwt_algorithms`, the key type against the algorithm, `crit`, `exp` and `nbf` with
  * `jwt_clock_skew_s`, `aud` and `iss` when configured. `iat` in the future (beyond the skew) is
  * checked here: jose checks it only together with a maximum token age.
+ *
+ * A token that verified is remembered with its Identity (verified-token-cache.ts,
+ * `jwt_cache_max_entries` / `jwt_cache_max_lifetime_s`): the same token again, still within its
+ * `exp` and verified by the same keys, gets the same Identity without another verification.
  */
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { ResolvedConfig } from '../../pipeline/resolved-config';
@@ -25,6 +29,7 @@ import { anonymousIdentity, type Identity } from '../../pipeline/identity';
 import { readToken } from './read-token';
 import { KeySetUnavailableError } from './remote-key-set';
 import { buildTokenKeys } from './token-keys';
+import { createVerifiedTokenCache } from './verified-token-cache';
 import { verifyFailureReason } from './verify-failure-reason';
 
 /** Longer tokens are refused before any parsing or signature work. */
@@ -40,9 +45,20 @@ export function createAuthStage(config: ResolvedConfig): Stages['auth'] {
     ...(config.jwtIssuer ? { issuer: config.jwtIssuer } : {}),
   };
   const cookieName = config.jwtCookie || undefined;
+  const cache = createVerifiedTokenCache({ maxEntries: config.jwtCacheMaxEntries, maxLifetimeS: config.jwtCacheMaxLifetimeS, clockSkewS: skew });
+  const keyGeneration = keys.remote === undefined ? () => 0 : keys.remote.generation;
+
+  function identityOf(token: string): Identity | Promise<Identity> {
+    if (cache === undefined) return verify(token);
+    // Whole seconds, as jose reads the clock for `exp`.
+    const cached = cache.get(token, Math.floor(Date.now() / 1000), keyGeneration());
+    return cached ?? verify(token);
+  }
 
   async function verify(token: string): Promise<Identity> {
     if (token.length > maxTokenLength) throw invalidTokenError('malformed_token');
+    // Read before verifying: a JWKS fetched during the verification must not vouch for older keys' tokens.
+    const generation = keyGeneration();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys.resolve, verifyOptions));
@@ -58,12 +74,14 @@ export function createAuthStage(config: ResolvedConfig): Stages['auth'] {
       throw invalidTokenError(verifyFailureReason(error), error);
     }
     if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + skew) throw invalidTokenError('not_yet_valid');
-    return claimsToIdentity(payload, config);
+    const identity = claimsToIdentity(payload, config);
+    cache?.set(token, identity, typeof payload.exp === 'number' ? payload.exp : undefined, Math.floor(Date.now() / 1000), generation);
+    return identity;
   }
 
   return (ctx) => {
     const token = readToken(ctx.request, cookieName);
-    if (token !== undefined) return verify(token);
+    if (token !== undefined) return identityOf(token);
     const devIdentity = devHeadersIdentity(ctx.request, config);
     if (devIdentity !== undefined) return devIdentity;
     if (config.requireAuth) {

@@ -37,6 +37,8 @@ export interface RemoteKeySet {
   readonly resolve: KeyResolver;
   /** How many times the set was fetched (successfully or not); for metrics and tests. */
   readonly fetches: () => number;
+  /** Changes whenever a fetched set replaces the keys: what was verified before may no longer verify. */
+  readonly generation: () => number;
 }
 
 export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): RemoteKeySet {
@@ -47,6 +49,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
   let failedAt = Number.NEGATIVE_INFINITY;
   let pending: Promise<void> | undefined;
   let fetches = 0;
+  let generation = 0;
 
   async function fetchKeys(): Promise<void> {
     attemptedAt = now();
@@ -65,6 +68,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
     } catch (err) {
       throw new KeySetUnavailableError('not a JSON Web Key Set', { cause: err });
     }
+    generation++;
     fetchedAt = now();
   }
 
@@ -94,7 +98,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
       return local!(header, token);
     }
   };
-  return Object.freeze({ resolve, fetches: () => fetches });
+  return Object.freeze({ resolve, fetches: () => fetches, generation: () => generation });
 }
 
 async function readLimited(response: Response, limit: number): Promise<string> {

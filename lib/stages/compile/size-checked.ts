@@ -27,7 +27,26 @@ export function sizeChecked(value: Sql, maxBytes: number): Sql {
  * sizeChecked on their own output (select-written.ts, compile-answered-write.ts).
  */
 export function sizeCheckedStatement(statement: Sql, columns: number, checked: number, maxBytes: number): Sql {
-  const names = Array.from({ length: columns }, (_, i) => ident(`c${i}`));
-  const out = names.map((name, i) => (i === checked ? sizeChecked(sql`_z.${name}`, maxBytes) : sql`_z.${name}`));
-  return sql`SELECT ${join(out)} FROM (SELECT * FROM (${statement}) AS _y OFFSET 0) AS _z(${join(names)})`;
+  const [head, tail] = wrapperOf(columns, checked, maxBytes);
+  return sql`${head}${statement}${tail}`;
+}
+
+/**
+ * The wrapper's two halves depend only on the column count, the checked column and the bound, so
+ * they are built once per combination, not per request (a handful per gateway; bounded anyway).
+ */
+const wrappers = new Map<string, readonly [Sql, Sql]>();
+const maxWrappers = 256;
+
+function wrapperOf(columns: number, checked: number, maxBytes: number): readonly [Sql, Sql] {
+  const key = `${columns}:${checked}:${maxBytes}`;
+  let wrapper = wrappers.get(key);
+  if (wrapper === undefined) {
+    const names = Array.from({ length: columns }, (_, i) => ident(`c${i}`));
+    const out = names.map((name, i) => (i === checked ? sizeChecked(sql`_z.${name}`, maxBytes) : sql`_z.${name}`));
+    wrapper = [sql`SELECT ${join(out)} FROM (SELECT * FROM (`, sql`) AS _y OFFSET 0) AS _z(${join(names)})`];
+    if (wrappers.size >= maxWrappers) wrappers.clear();
+    wrappers.set(key, wrapper);
+  }
+  return wrapper;
 }
