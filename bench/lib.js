@@ -230,7 +230,9 @@ const STATEMENT_TIMEOUT_MS = 30000;
  */
 async function startTablegate(app, { appUrl, jwtSecret, dist = DIST }, options = {}) {
   const { createGateway } = require(path.join(dist, 'index.js'));
-  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA], ...options });
+  // BENCH_TG_OPTIONS: createGateway options (JSON) for every tablegate server, e.g. '{"serverTiming":false}'.
+  const extra = process.env.BENCH_TG_OPTIONS ? JSON.parse(process.env.BENCH_TG_OPTIONS) : {};
+  const gateway = createGateway({ databaseUrl: appUrl, jwtSecret, schemas: [SCHEMA], ...extra, ...options });
   await gateway.ready;
   app.use('/api', gateway);
   return () => gateway.close();

@@ -19,6 +19,7 @@ import type pg from 'pg';
 import createDebug from 'debug';
 import { isConnectionLostSqlstate } from '../errors/sqlstate-meaning';
 import { catchStreamErrors } from './catch-stream-errors';
+import { SlotSet } from './slot-set';
 
 const log = createDebug('tablegate:pool');
 
@@ -51,12 +52,13 @@ const guarded = new WeakSet<object>();
  * second does not matter).
  */
 export const sweepIntervalMs = 250;
-const withDeadline = new Set<LeaseImpl>();
+// Not a Set: see slot-set.ts (a lease is added and removed by every request).
+const withDeadline = new SlotSet<LeaseImpl>();
 let sweeper: NodeJS.Timeout | undefined;
 
 function sweep(): void {
   const now = performance.now();
-  for (const lease of withDeadline) if (now >= lease.due) lease.expire();
+  for (const lease of withDeadline.items()) if (now >= lease.due) lease.expire();
   if (withDeadline.size === 0 && sweeper !== undefined) {
     clearInterval(sweeper);
     sweeper = undefined;
@@ -117,6 +119,8 @@ class LeaseImpl implements Lease {
   /** The first connection-level error seen while checked out. */
   broken: Error | undefined;
   timedOut = false;
+  /** Its place in withDeadline; -1 when not there. */
+  slot = -1;
   /** When the deadline passes (performance.now() time); Infinity without one. */
   readonly due: number;
   private released = false;

@@ -8,6 +8,8 @@
  * the `onAbort` of each request still running (which answers it 503). Never: waits past the
  * timeout, aborts a request twice, or aborts a request that has left.
  */
+import { SlotSet } from '../db/slot-set';
+
 export interface DrainTicket {
   /** True once the drain timeout answered this request: it must not write its own response. */
   readonly aborted: boolean;
@@ -17,6 +19,8 @@ export interface DrainTicket {
 /** A request that entered: its own ticket, so that entering allocates one object. */
 class Entry implements DrainTicket {
   aborted = false;
+  /** Its place in the drain's SlotSet; -1 once it left. */
+  slot = -1;
 
   constructor(
     private readonly drain: Drain,
@@ -30,7 +34,8 @@ class Entry implements DrainTicket {
 
 export class Drain {
   private closing = false;
-  private readonly running = new Set<Entry>();
+  // Not a Set: see lib/db/slot-set.ts (a Set here doubled the garbage promoted per request).
+  private readonly running = new SlotSet<Entry>();
   private idle: (() => void) | undefined;
 
   /** True from the moment close() was called. */
@@ -62,7 +67,7 @@ export class Drain {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.idle = undefined;
-        const left = [...this.running];
+        const left = this.running.items();
         this.running.clear();
         for (const entry of left) {
           entry.aborted = true;
