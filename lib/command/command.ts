@@ -5,15 +5,14 @@
  */
 import type { Column, DbFunction, ForeignKey, FunctionArg, Relation, Table } from '../schema/schema-types';
 
+/**
+ * The operators of the default REST grammar's filters (`col=op.value`, docs/querying.md "Filters"):
+ * a spelling, not a vocabulary of its own. The rest door parses each into a `Condition` (below):
+ * `ne` is `neq`, `is_null` is `is`, `contains` the `contains` condition.
+ */
 export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'like' | 'ilike' | 'is_null' | 'contains';
 
 export const filterOps: readonly FilterOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'ilike', 'is_null', 'contains'];
-
-/** One condition on one column. Values stay text; PostgreSQL converts them with the column's input function. */
-export type Filter =
-  | { readonly column: Column; readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'contains'; readonly value: string }
-  | { readonly column: Column; readonly op: 'in'; readonly value: readonly string[] }
-  | { readonly column: Column; readonly op: 'is_null'; readonly value: boolean };
 
 export interface SortKey {
   readonly column: Column;
@@ -40,19 +39,15 @@ export interface KeyValue {
 }
 
 /**
- * A foreign-key relation seen from one table (named as in docs/relations.md). `forward`: this table holds the
- * FK columns (many-to-one / one-to-one); `reverse`: the target holds them (one-to-many, or
- * one-to-one when the FK columns are unique there).
- */
-/** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
-/**
  * Something a policy may restrict to some rows: `rowFilters` are conditions the policy adds (the
  * legacy policy's `filter`), ANDed to the caller's own. They are kept apart from `filters` so that
  * the query pattern stays the shape of the request. Absent: none.
  */
 export interface RowScoped {
-  readonly rowFilters?: readonly Filter[];
+  readonly rowFilters?: readonly Condition[];
 }
+
+/** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
 
 export interface Expansion extends RowScoped {
   readonly relation: Relation;
@@ -79,7 +74,8 @@ export interface ListCommand extends RowScoped {
   readonly select: readonly Column[];
   /** True when the caller named the columns with `select`. */
   readonly explicitSelect: boolean;
-  readonly filters: readonly Filter[];
+  /** The caller's conditions, ANDed (the same `Condition` trees every read level takes). */
+  readonly filters: readonly Condition[];
   readonly search: Search | null;
   /** Caller's sort keys, in order. */
   readonly sort: readonly SortKey[];
@@ -133,7 +129,7 @@ export interface AggregateCommand extends RowScoped {
   readonly fn: AggregateFn;
   /** Null only for `count`. */
   readonly column: Column | null;
-  readonly filters: readonly Filter[];
+  readonly filters: readonly Condition[];
   readonly search: Search | null;
 }
 
@@ -359,7 +355,7 @@ export interface Junction {
   readonly toSource: ForeignKey;
   readonly toTarget: ForeignKey;
   /** Row conditions a policy adds to the junction table's rows (see RowScoped). */
-  readonly rowFilters?: readonly Filter[];
+  readonly rowFilters?: readonly Condition[];
 }
 
 /** How an embedded level hangs on the level above it: one foreign key, or a junction table. */
@@ -385,12 +381,17 @@ export type QuantifiableOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like'
 export type FtsOp = 'fts' | 'plfts' | 'phfts' | 'wfts';
 export type IsValue = 'null' | 'not_null' | 'true' | 'false' | 'unknown';
 
-/** A condition of a level's WHERE: a tree, `negate` for `not.`. Values stay text, bound and cast by compile. */
+/**
+ * A condition of a read's WHERE, whoever made it (a list's filters, a read level's `where`, a
+ * policy's row conditions): a tree, `negate` for `not.`. Values stay text, bound and cast by compile.
+ */
 export type Condition =
   | { readonly kind: 'compare'; readonly field: FieldRef; readonly op: CompareOp; readonly value: string; readonly negate: boolean }
   | { readonly kind: 'quantified'; readonly field: FieldRef; readonly op: QuantifiableOp; readonly quantifier: 'any' | 'all'; readonly values: readonly string[]; readonly negate: boolean }
   | { readonly kind: 'in'; readonly field: FieldRef; readonly values: readonly string[]; readonly negate: boolean }
   | { readonly kind: 'is'; readonly field: FieldRef; readonly value: IsValue; readonly negate: boolean }
+  /** The array column holds this one element (`@>` of a one-element array). */
+  | { readonly kind: 'contains'; readonly field: FieldRef; readonly value: string; readonly negate: boolean }
   | { readonly kind: 'fts'; readonly field: FieldRef; readonly op: FtsOp; readonly config: string | null; readonly query: string; readonly negate: boolean }
   | { readonly kind: 'group'; readonly op: 'and' | 'or'; readonly items: readonly Condition[]; readonly negate: boolean }
   /** `rel=is.null` / `rel=not.is.null`: whether an embedded level (of this level) has a row. */
@@ -418,8 +419,8 @@ export interface ReadNode {
   /** Null: no limit on this level (embedded levels); the top level always has one. */
   readonly limit: number | null;
   readonly offset: number;
-  /** Row conditions a policy adds (see RowScoped in command.ts). */
-  readonly rowFilters?: readonly Filter[];
+  /** Row conditions a policy adds (see RowScoped). */
+  readonly rowFilters?: readonly Condition[];
 }
 
 export type CountMode = 'exact' | 'planned' | 'estimated';

@@ -7,9 +7,9 @@
  * Table object. Never: leaves out a table or column that compile will put in the SQL; a policy
  * that denies a table in this map can refuse the command before the database sees it.
  */
-import type { Command, Expansion, Filter, ListCommand, ParentScope, Search, SortKey } from './command';
+import type { Command, Condition, Expansion, ListCommand, ParentScope, Search, SortKey } from './command';
 import { assertNever } from './command';
-import { addReadNode } from './read-columns';
+import { addReadNode, conditionColumns } from './read-columns';
 import type { Column, Table } from '../schema/schema-types';
 
 export type TouchedColumns = Map<Table, Set<Column>>;
@@ -73,8 +73,8 @@ function addList(add: Add, list: ListCommand): void {
   if (list.parent) addParent(add, list.parent);
 }
 
-function addFilters(add: Add, table: Table, filters: readonly Filter[], search: Search | null): void {
-  add(table, filters.map((f) => f.column));
+function addFilters(add: Add, table: Table, filters: readonly Condition[], search: Search | null): void {
+  add(table, conditionColumns(filters));
   if (search) add(table, search.columns);
 }
 

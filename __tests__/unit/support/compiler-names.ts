@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import type { Command, CommandKind, Filter, ListCommand } from '../../../lib/command/command';
+import type { Command, CommandKind, Condition, ListCommand } from '../../../lib/command/command';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from '../../../lib/schema/schema-types';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
@@ -226,7 +226,7 @@ function parseCall(call: Call): Command {
 
 /** The command as a policy with a row filter on every table it reads leaves it. */
 function withRowFilters(command: Command): Command {
-  const filter = (table: Table): Filter[] => [{ column: table.columns[1]!, op: 'eq', value: 'policy' }];
+  const filter = (table: Table): Condition[] => [{ kind: 'compare', field: { column: table.columns[1]!, path: [] }, op: 'eq', value: 'policy', negate: false }];
   const list = (l: ListCommand): ListCommand => ({
     ...l,
     rowFilters: filter(l.table),

@@ -10,7 +10,7 @@
 import type { Expansion } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
-import { compileFilter } from './compile-filter';
+import { compileCondition } from './compile-condition';
 
 const x = sql`_x`;
 
@@ -25,7 +25,7 @@ export function compileExpansion(row: Sql, expansion: Expansion): Sql {
   const fk = relation.foreignKey;
   const [mine, theirs] = relation.direction === 'forward' ? [fk.columns, fk.referencedColumns] : [fk.referencedColumns, fk.columns];
   const on = join(
-    [...mine.map((column, i) => sql`${x}.${ident(theirs[i]!.name)} = ${row}.${ident(column.name)}`), ...(expansion.rowFilters ?? []).map((f) => compileFilter(x, f))],
+    [...mine.map((column, i) => sql`${x}.${ident(theirs[i]!.name)} = ${row}.${ident(column.name)}`), ...(expansion.rowFilters ?? []).map((c) => compileCondition(c, x, new Map()))],
     sql` AND `,
   );
   const target = relation.target;

@@ -13,7 +13,7 @@ import type { Column } from '../../schema/schema-types';
 import { empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
 import { correlatedColumns, expansionColumns } from './compile-expand';
-import { compileConditions, compileKeyed } from './compile-filter';
+import { compileConditions, compileKeyed } from './compile-where';
 import { typedValue } from './typed-value';
 
 const t = sql`_t`;

@@ -4,7 +4,7 @@
  * key-style: `limit.eq=5`).
  */
 import type { Column, Table } from '../../../schema/schema-types';
-import type { ExportFormat, Filter, ListCommand, ParentScope, Search, SortKey } from '../../../command/command';
+import type { Condition, ExportFormat, ListCommand, ParentScope, Search, SortKey } from '../../../command/command';
 import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { CursorCodec } from '../../../pipeline/cursor-codec';
@@ -34,7 +34,7 @@ export function parseList(
   accept: ExportFormat = 'json',
 ): ListCommand {
   const reserved = new Map<Reserved, string>();
-  const filters: Filter[] = [];
+  const filters: Condition[] = [];
   checkLimit('filters', countFilters(query, reservedSet), 'filter parameters');
   for (const [key, raw] of query) {
     if (reservedSet.has(key)) {
@@ -137,13 +137,13 @@ export function countFilters(query: readonly (readonly [string, string])[], rese
 }
 
 /** One non-reserved query parameter -> a filter on a column (either spelling); else UNKNOWN_COLUMN. */
-export function parseFilterParameter(table: Table, key: string, raw: string): Filter {
+export function parseFilterParameter(table: Table, key: string, raw: string): Condition {
   const filter = parseFilterSpelling(table, key, raw);
-  if (filter.op === 'in') checkLimit('inItems', filter.value.length, `items in the \`in\` list of \`${filter.column.name}\``);
+  if (filter.kind === 'in') checkLimit('inItems', filter.values.length, `items in the \`in\` list of \`${filter.field.column.name}\``);
   return filter;
 }
 
-function parseFilterSpelling(table: Table, key: string, raw: string): Filter {
+function parseFilterSpelling(table: Table, key: string, raw: string): Condition {
   const column = table.columnsByName.get(key);
   if (column) return parseValueStyle(column, raw);
   const keyStyle = splitKeyStyle(table, key);
