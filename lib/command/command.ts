@@ -14,11 +14,6 @@ export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'like'
 
 export const filterOps: readonly FilterOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'ilike', 'is_null', 'contains'];
 
-export interface SortKey {
-  readonly column: Column;
-  readonly descending: boolean;
-}
-
 export interface Search {
   /** Raw web-style query text for `websearch_to_tsquery`. */
   readonly query: string;
@@ -47,13 +42,6 @@ export interface RowScoped {
   readonly rowFilters?: readonly Condition[];
 }
 
-/** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
-
-export interface Expansion extends RowScoped {
-  readonly relation: Relation;
-  readonly select: readonly Column[];
-}
-
 /** `GET /{parent}/:id/{child}`: the list is restricted to the children of one parent row. */
 export interface ParentScope extends RowScoped {
   readonly table: Table;
@@ -77,13 +65,17 @@ export interface ListCommand extends RowScoped {
   /** The caller's conditions, ANDed (the same `Condition` trees every read level takes). */
   readonly filters: readonly Condition[];
   readonly search: Search | null;
-  /** Caller's sort keys, in order. */
-  readonly sort: readonly SortKey[];
+  /**
+   * Caller's sort keys, in order: `OrderTerm`s (the ordering vocabulary of every read) on the
+   * table's own columns, nulls where PostgreSQL puts them by default (ASC NULLS LAST, DESC NULLS
+   * FIRST: the order keyset cursors compare in). Compile refuses any other term here.
+   */
+  readonly sort: readonly OrderTerm[];
   /**
    * The full ordering: `sort` followed by the tie-breaker (primary key, or the distinct column)
    * keys not already sorted on. Empty when the table has neither.
    */
-  readonly order: readonly SortKey[];
+  readonly order: readonly OrderTerm[];
   readonly limit: number;
   /** True when the caller gave `limit` (the query pattern names it, whatever its value). */
   readonly explicitLimit: boolean;
@@ -98,8 +90,13 @@ export interface ListCommand extends RowScoped {
    * (signed, not encrypted), so no `next_cursor` is issued and `cursor` is refused.
    */
   readonly noCursor?: boolean;
-  /** Related rows to embed in each row (issue: relations). */
-  readonly expand: readonly Expansion[];
+  /**
+   * Related rows to embed in each row (docs/relations.md): `Embed`s, the embedding vocabulary of
+   * every read, each a whole related table by one foreign key (`link.kind` 'fk'), its level the
+   * target's columns (fields keyed by their names), with no conditions, order or page of its own
+   * and no embeds of its own; compile refuses any other embed here.
+   */
+  readonly expand: readonly Embed[];
   /** Set on the child route: only rows whose FK points at this parent row. */
   readonly parent: ParentScope | null;
   /**
@@ -117,7 +114,8 @@ export interface GetCommand extends RowScoped {
   readonly explicitSelect: boolean;
   /** Primary-key column = text value, in key order. */
   readonly key: readonly KeyValue[];
-  readonly expand: readonly Expansion[];
+  /** As `ListCommand.expand`. */
+  readonly expand: readonly Embed[];
 }
 
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
@@ -397,7 +395,7 @@ export type Condition =
   /** `rel=is.null` / `rel=not.is.null`: whether an embedded level (of this level) has a row. */
   | { readonly kind: 'embedded'; readonly embed: Embed; readonly exists: boolean };
 
-/** One ordering term: a field of the level, or of a to-one embedded level (`order=rel(col)`). */
+/** One ordering term of any read: a field of the level, or of a to-one embedded level (`order=rel(col)`). */
 export interface OrderTerm {
   readonly field: FieldRef;
   /** Set when the field is of a to-one embedded level. */

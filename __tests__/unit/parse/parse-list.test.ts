@@ -104,14 +104,14 @@ describe('parse list: select, sort, paging', () => {
 
   it('parses the four sort forms and appends the primary key as tie-breaker', () => {
     const command = list('sort=status,-total,placed_at:desc,notes:asc');
-    expect(command.sort.map((k) => [k.column.name, k.descending])).toEqual([
+    expect(command.sort.map((k) => [k.field.column.name, k.descending])).toEqual([
       ['status', false],
       ['total', true],
       ['placed_at', true],
       ['notes', false],
     ]);
-    expect(command.order.map((k) => k.column.name)).toEqual(['status', 'total', 'placed_at', 'notes', 'id']);
-    expect(list('sort=-id').order.map((k) => [k.column.name, k.descending])).toEqual([['id', true]]);
+    expect(command.order.map((k) => k.field.column.name)).toEqual(['status', 'total', 'placed_at', 'notes', 'id']);
+    expect(list('sort=-id').order.map((k) => [k.field.column.name, k.descending])).toEqual([['id', true]]);
     expect(error(() => list('sort=nope:desc')).code).toBe('UNKNOWN_COLUMN');
   });
 
@@ -148,7 +148,7 @@ describe('parse list: select, sort, paging', () => {
     const command = list('distinct=status');
     expect(command.distinct?.name).toBe('status');
     expect(command.select.map((c) => c.name)).toEqual(['status']);
-    expect(command.order.map((k) => k.column.name)).toEqual(['status']);
+    expect(command.order.map((k) => k.field.column.name)).toEqual(['status']);
     expect(error(() => list('distinct=status&select=id')).code).toBe('PARSE_ERROR');
     expect(error(() => list('distinct=status&sort=id')).code).toBe('PARSE_ERROR');
   });

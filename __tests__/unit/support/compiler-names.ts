@@ -230,7 +230,7 @@ function withRowFilters(command: Command): Command {
   const list = (l: ListCommand): ListCommand => ({
     ...l,
     rowFilters: filter(l.table),
-    expand: l.expand.map((e) => ({ ...e, rowFilters: filter(e.relation.target) })),
+    expand: l.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })),
     parent: l.parent && { ...l.parent, rowFilters: filter(l.parent.table) },
   });
   switch (command.kind) {
@@ -239,7 +239,7 @@ function withRowFilters(command: Command): Command {
     case 'explain':
       return { ...command, list: list(command.list) };
     case 'get':
-      return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, rowFilters: filter(e.relation.target) })) };
+      return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })) };
     case 'aggregate':
     case 'update':
     case 'delete':
@@ -280,7 +280,7 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       get('Qparent', `sort=-Qamount&cursor=${cursorFor('sort=-Qamount', ['1.50', '7'])}`),
       get('Qparent', `sort=Qamount&cursor=${cursorFor('sort=Qamount', [null, '7'])}`),
       get('Qparent', `sort=Qcode&cursor=${cursorFor('sort=Qcode', ['a', '7'])}`),
-      get('Qparent', `distinct=Qname&sort=Qname&cursor=${cursors.encode(parent, [{ column: parent.columnsByName.get('Qname')!, descending: false }], ['a'])}`),
+      get('Qparent', `distinct=Qname&sort=Qname&cursor=${cursors.encode(parent, [{ field: { column: parent.columnsByName.get('Qname')!, path: [] }, embed: null, descending: false, nulls: null }], ['a'])}`),
       get('Qparent', 'select=Qname&sort=-Qamount&count=exact', { rowFilters: true }),
       get('Qchild', 'expand=Qparent'),
       get('Qchild', 'select=Qlabel&sort=-Qlabel&expand=Qfamily'),

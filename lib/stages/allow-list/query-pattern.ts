@@ -13,7 +13,7 @@
  * In: the command only (parse recorded what the request gave: `explicitLimit`, the child segment).
  * Never: reads the request, or answers a command kind it does not know (the switch is exhaustive).
  */
-import type { Command, Condition, Expansion, ListCommand, Search } from '../../command/command';
+import type { Command, Condition, Embed, ListCommand, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { writeAnswerPattern } from './write-answer-pattern';
@@ -62,7 +62,7 @@ function listParts(list: ListCommand): string[] {
   if (list.explicitSelect) parts.push(`select=${names(list.select)}`);
   parts.push(...filterParts(list.filters, list.search));
   if (list.distinct) parts.push(`distinct=${list.distinct.name}`);
-  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.column.name}`).join(',')}`);
+  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.field.column.name}`).join(',')}`);
   parts.push(...expandPart(list.expand));
   if (list.countExact) parts.push('count=exact');
   if (list.explicitLimit) parts.push('limit');
@@ -106,8 +106,8 @@ function filterOf(c: Condition): string {
 
 const restOps = { eq: 'eq', neq: 'ne', gt: 'gt', gte: 'gte', lt: 'lt', lte: 'lte', like: 'like', ilike: 'ilike' } as const;
 
-function expandPart(expansions: readonly Expansion[]): string[] {
-  return expansions.length > 0 ? [`expand=${expansions.map((e) => `${e.relation.cardinality === 'many' ? 'nested:' : ''}${e.relation.name}`).join(',')}`] : [];
+function expandPart(expansions: readonly Embed[]): string[] {
+  return expansions.length > 0 ? [`expand=${expansions.map((e) => `${e.cardinality === 'many' ? 'nested:' : ''}${e.spelled}`).join(',')}`] : [];
 }
 
 function returningPart(explicit: boolean, returning: readonly Column[]): string[] {

@@ -17,11 +17,11 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Condition, Expansion, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
+import type { BodyRow, Command, Condition, Embed, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
-import { enforceReadPolicy } from './enforce-read-policy';
+import { enforceEmbed, enforceReadPolicy } from './enforce-read-policy';
 
 /** What a policy grants on one table for one operation. */
 export interface Grant {
@@ -174,10 +174,10 @@ class Gate {
     if (command.distinct) this.readable(table, grant, [command.distinct], '`distinct`');
     const select = this.projection(table, grant, command.select, command.explicitSelect, 'select');
     this.readable(table, grant, conditionColumns(command.filters), 'a filter');
-    this.readable(table, grant, command.sort.map((k) => k.column), '`sort`');
+    this.readable(table, grant, command.sort.map((k) => k.field.column), '`sort`');
     // The ordering's tie-breaker (the primary key) is not named by the caller, but a cursor would
     // hand its values out: no cursors over columns the caller may not read.
-    const noCursor = command.noCursor === true || command.order.some((k) => !allows(grant.read, k.column.name));
+    const noCursor = command.noCursor === true || command.order.some((k) => !allows(grant.read, k.field.column.name));
     if (noCursor && command.cursor) throw forbidden(`Cursors of \`${table.name}\` would carry columns the policy does not let you read; page with offset.`, { table: table.name, parameter: 'cursor' });
     let parent = command.parent;
     if (parent) {
@@ -212,14 +212,9 @@ class Gate {
     return Object.freeze(kept);
   }
 
-  expansions(expansions: readonly Expansion[]): readonly Expansion[] {
-    return Object.freeze(
-      expansions.map((e) => {
-        const target = e.relation.target;
-        const grant = this.permit(target, 'read');
-        return Object.freeze({ ...e, select: this.projection(target, grant, e.select, false, 'expand'), ...rows(e.rowFilters, grant) });
-      }),
-    );
+  /** Embeds are checked as a read's are: `read` on the target, its default columns narrowed, its row conditions added. */
+  expansions(expansions: readonly Embed[]): readonly Embed[] {
+    return Object.freeze(expansions.map((e) => enforceEmbed(this.permit, e, new Map())));
   }
 
   readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {

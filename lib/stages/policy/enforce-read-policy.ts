@@ -48,7 +48,7 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
   return Object.freeze({ ...node, items: Object.freeze(items), where, order, ...rows(node.rowFilters, grant) });
 }
 
-function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {
+export function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {
   const known = memo.get(e);
   if (known) return known;
   let link = e.link;
