@@ -5,20 +5,14 @@
  */
 import type { Column, DbFunction, ForeignKey, FunctionArg, Relation, Table } from '../schema/schema-types';
 
+/**
+ * The operators of the default REST grammar's filters (`col=op.value`, docs/querying.md "Filters"):
+ * a spelling, not a vocabulary of its own. The rest door parses each into a `Condition` (below):
+ * `ne` is `neq`, `is_null` is `is`, `contains` the `contains` condition.
+ */
 export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'like' | 'ilike' | 'is_null' | 'contains';
 
 export const filterOps: readonly FilterOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'ilike', 'is_null', 'contains'];
-
-/** One condition on one column. Values stay text; PostgreSQL converts them with the column's input function. */
-export type Filter =
-  | { readonly column: Column; readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'contains'; readonly value: string }
-  | { readonly column: Column; readonly op: 'in'; readonly value: readonly string[] }
-  | { readonly column: Column; readonly op: 'is_null'; readonly value: boolean };
-
-export interface SortKey {
-  readonly column: Column;
-  readonly descending: boolean;
-}
 
 export interface Search {
   /** Raw web-style query text for `websearch_to_tsquery`. */
@@ -40,23 +34,12 @@ export interface KeyValue {
 }
 
 /**
- * A foreign-key relation seen from one table (named as in docs/relations.md). `forward`: this table holds the
- * FK columns (many-to-one / one-to-one); `reverse`: the target holds them (one-to-many, or
- * one-to-one when the FK columns are unique there).
- */
-/** One `expand` entry: the related rows of `relation.target`, with the columns to return. */
-/**
  * Something a policy may restrict to some rows: `rowFilters` are conditions the policy adds (the
  * legacy policy's `filter`), ANDed to the caller's own. They are kept apart from `filters` so that
  * the query pattern stays the shape of the request. Absent: none.
  */
 export interface RowScoped {
-  readonly rowFilters?: readonly Filter[];
-}
-
-export interface Expansion extends RowScoped {
-  readonly relation: Relation;
-  readonly select: readonly Column[];
+  readonly rowFilters?: readonly Condition[];
 }
 
 /** `GET /{parent}/:id/{child}`: the list is restricted to the children of one parent row. */
@@ -79,15 +62,20 @@ export interface ListCommand extends RowScoped {
   readonly select: readonly Column[];
   /** True when the caller named the columns with `select`. */
   readonly explicitSelect: boolean;
-  readonly filters: readonly Filter[];
+  /** The caller's conditions, ANDed (the same `Condition` trees every read level takes). */
+  readonly filters: readonly Condition[];
   readonly search: Search | null;
-  /** Caller's sort keys, in order. */
-  readonly sort: readonly SortKey[];
+  /**
+   * Caller's sort keys, in order: `OrderTerm`s (the ordering vocabulary of every read) on the
+   * table's own columns, nulls where PostgreSQL puts them by default (ASC NULLS LAST, DESC NULLS
+   * FIRST: the order keyset cursors compare in). Compile refuses any other term here.
+   */
+  readonly sort: readonly OrderTerm[];
   /**
    * The full ordering: `sort` followed by the tie-breaker (primary key, or the distinct column)
    * keys not already sorted on. Empty when the table has neither.
    */
-  readonly order: readonly SortKey[];
+  readonly order: readonly OrderTerm[];
   readonly limit: number;
   /** True when the caller gave `limit` (the query pattern names it, whatever its value). */
   readonly explicitLimit: boolean;
@@ -102,8 +90,13 @@ export interface ListCommand extends RowScoped {
    * (signed, not encrypted), so no `next_cursor` is issued and `cursor` is refused.
    */
   readonly noCursor?: boolean;
-  /** Related rows to embed in each row (issue: relations). */
-  readonly expand: readonly Expansion[];
+  /**
+   * Related rows to embed in each row (docs/relations.md): `Embed`s, the embedding vocabulary of
+   * every read, each a whole related table by one foreign key (`link.kind` 'fk'), its level the
+   * target's columns (fields keyed by their names), with no conditions, order or page of its own
+   * and no embeds of its own; compile refuses any other embed here.
+   */
+  readonly expand: readonly Embed[];
   /** Set on the child route: only rows whose FK points at this parent row. */
   readonly parent: ParentScope | null;
   /**
@@ -121,7 +114,8 @@ export interface GetCommand extends RowScoped {
   readonly explicitSelect: boolean;
   /** Primary-key column = text value, in key order. */
   readonly key: readonly KeyValue[];
-  readonly expand: readonly Expansion[];
+  /** As `ListCommand.expand`. */
+  readonly expand: readonly Embed[];
 }
 
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
@@ -133,7 +127,7 @@ export interface AggregateCommand extends RowScoped {
   readonly fn: AggregateFn;
   /** Null only for `count`. */
   readonly column: Column | null;
-  readonly filters: readonly Filter[];
+  readonly filters: readonly Condition[];
   readonly search: Search | null;
 }
 
@@ -359,7 +353,7 @@ export interface Junction {
   readonly toSource: ForeignKey;
   readonly toTarget: ForeignKey;
   /** Row conditions a policy adds to the junction table's rows (see RowScoped). */
-  readonly rowFilters?: readonly Filter[];
+  readonly rowFilters?: readonly Condition[];
 }
 
 /** How an embedded level hangs on the level above it: one foreign key, or a junction table. */
@@ -385,18 +379,23 @@ export type QuantifiableOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like'
 export type FtsOp = 'fts' | 'plfts' | 'phfts' | 'wfts';
 export type IsValue = 'null' | 'not_null' | 'true' | 'false' | 'unknown';
 
-/** A condition of a level's WHERE: a tree, `negate` for `not.`. Values stay text, bound and cast by compile. */
+/**
+ * A condition of a read's WHERE, whoever made it (a list's filters, a read level's `where`, a
+ * policy's row conditions): a tree, `negate` for `not.`. Values stay text, bound and cast by compile.
+ */
 export type Condition =
   | { readonly kind: 'compare'; readonly field: FieldRef; readonly op: CompareOp; readonly value: string; readonly negate: boolean }
   | { readonly kind: 'quantified'; readonly field: FieldRef; readonly op: QuantifiableOp; readonly quantifier: 'any' | 'all'; readonly values: readonly string[]; readonly negate: boolean }
   | { readonly kind: 'in'; readonly field: FieldRef; readonly values: readonly string[]; readonly negate: boolean }
   | { readonly kind: 'is'; readonly field: FieldRef; readonly value: IsValue; readonly negate: boolean }
+  /** The array column holds this one element (`@>` of a one-element array). */
+  | { readonly kind: 'contains'; readonly field: FieldRef; readonly value: string; readonly negate: boolean }
   | { readonly kind: 'fts'; readonly field: FieldRef; readonly op: FtsOp; readonly config: string | null; readonly query: string; readonly negate: boolean }
   | { readonly kind: 'group'; readonly op: 'and' | 'or'; readonly items: readonly Condition[]; readonly negate: boolean }
   /** `rel=is.null` / `rel=not.is.null`: whether an embedded level (of this level) has a row. */
   | { readonly kind: 'embedded'; readonly embed: Embed; readonly exists: boolean };
 
-/** One ordering term: a field of the level, or of a to-one embedded level (`order=rel(col)`). */
+/** One ordering term of any read: a field of the level, or of a to-one embedded level (`order=rel(col)`). */
 export interface OrderTerm {
   readonly field: FieldRef;
   /** Set when the field is of a to-one embedded level. */
@@ -418,8 +417,8 @@ export interface ReadNode {
   /** Null: no limit on this level (embedded levels); the top level always has one. */
   readonly limit: number | null;
   readonly offset: number;
-  /** Row conditions a policy adds (see RowScoped in command.ts). */
-  readonly rowFilters?: readonly Filter[];
+  /** Row conditions a policy adds (see RowScoped). */
+  readonly rowFilters?: readonly Condition[];
 }
 
 export type CountMode = 'exact' | 'planned' | 'estimated';

@@ -27,7 +27,7 @@ export function addReadNode(add: AddColumns, node: ReadNode): void {
   }
 }
 
-function addEmbed(add: AddColumns, e: Embed): void {
+export function addEmbed(add: AddColumns, e: Embed): void {
   if (e.link.kind === 'fk') {
     const fk = e.link.relation.foreignKey;
     add(fk.table, fk.columns);

@@ -7,9 +7,9 @@
  * Table object. Never: leaves out a table or column that compile will put in the SQL; a policy
  * that denies a table in this map can refuse the command before the database sees it.
  */
-import type { Command, Expansion, Filter, ListCommand, ParentScope, Search, SortKey } from './command';
+import type { Command, Condition, Embed, ListCommand, ParentScope, Search } from './command';
 import { assertNever } from './command';
-import { addReadNode } from './read-columns';
+import { addEmbed, addReadNode, conditionColumns } from './read-columns';
 import type { Column, Table } from '../schema/schema-types';
 
 export type TouchedColumns = Map<Table, Set<Column>>;
@@ -66,26 +66,24 @@ type Add = (table: Table, columns: Iterable<Column>) => void;
 
 function addList(add: Add, list: ListCommand): void {
   add(list.table, list.select);
-  add(list.table, list.order.map((k: SortKey) => k.column));
+  add(list.table, list.order.map((k) => k.field.column));
   if (list.distinct) add(list.table, [list.distinct]);
   addFilters(add, list.table, list.filters, list.search);
   addExpansions(add, list.expand);
   if (list.parent) addParent(add, list.parent);
 }
 
-function addFilters(add: Add, table: Table, filters: readonly Filter[], search: Search | null): void {
-  add(table, filters.map((f) => f.column));
+function addFilters(add: Add, table: Table, filters: readonly Condition[], search: Search | null): void {
+  add(table, conditionColumns(filters));
   if (search) add(table, search.columns);
 }
 
-function addExpansions(add: Add, expansions: readonly Expansion[]): void {
-  for (const { relation, select } of expansions) {
-    const fk = relation.foreignKey;
-    add(relation.target, select);
-    // Both sides of the join condition are read.
-    add(fk.table, fk.columns);
-    add(fk.referencedTable, fk.referencedColumns);
-    if (relation.target.primaryKey.length && relation.cardinality === 'many') add(relation.target, relation.target.primaryKey);
+/** An expansion's level and both sides of its join; a to-many one is ordered by the target's primary key. */
+function addExpansions(add: Add, expansions: readonly Embed[]): void {
+  for (const e of expansions) {
+    addEmbed(add, e);
+    const target = e.node.table;
+    if (target.primaryKey.length && e.cardinality === 'many') add(target, target.primaryKey);
   }
 }
 

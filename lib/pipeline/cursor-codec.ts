@@ -4,21 +4,21 @@
  * mismatched cursor is a 400 rather than a query over values the caller invented.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { SortKey } from '../command/command';
+import type { OrderTerm } from '../command/command';
 import type { Table } from '../schema/schema-types';
 import { GatewayError } from '../errors/gateway-error';
 
 const MAX_CURSOR_LENGTH = 16 * 1024;
 
 export interface CursorCodec {
-  encode(table: Table, order: readonly SortKey[], values: readonly (string | null)[]): string;
+  encode(table: Table, order: readonly OrderTerm[], values: readonly (string | null)[]): string;
   /** Throws PARSE_ERROR unless the cursor was made by `encode` for this table and order. */
-  decode(table: Table, order: readonly SortKey[], cursor: string): (string | null)[];
+  decode(table: Table, order: readonly OrderTerm[], cursor: string): (string | null)[];
 }
 
 /** The cursor's binding: which table and ordering its values belong to. */
-function signatureOf(table: Table, order: readonly SortKey[]): string {
-  return JSON.stringify([table.schema, table.name, order.map((k) => [k.column.name, k.descending])]);
+function signatureOf(table: Table, order: readonly OrderTerm[]): string {
+  return JSON.stringify([table.schema, table.name, order.map((k) => [k.field.column.name, k.descending])]);
 }
 
 export function createCursorCodec(key: Buffer): CursorCodec {

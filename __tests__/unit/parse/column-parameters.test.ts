@@ -29,7 +29,7 @@ describe('one-column parameters are quoted like select and sort', () => {
   ])('%s written %s: select, sort, distinct and column all resolve it', (name, quoted) => {
     const column = weird.columnsByName.get(name)!;
     expect(list(weird, { select: quoted }).select).toEqual([column]);
-    expect(list(weird, { sort: quoted }).sort).toEqual([{ column, descending: false }]);
+    expect(list(weird, { sort: quoted }).sort).toEqual([{ field: { column, path: [] }, embed: null, descending: false, nulls: null }]);
     expect(list(weird, { distinct: quoted }).distinct).toBe(column);
     expect(list(weird, { distinct: quoted, select: quoted, sort: `-${quoted}` }).distinct).toBe(column);
     expect(aggregate(weird, { fn: 'max', column: quoted }).column).toBe(column);

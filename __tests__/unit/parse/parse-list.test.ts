@@ -28,7 +28,7 @@ describe('parse list: filters', () => {
   it.each(ops)('%s gives the same filter in both spellings', (op, v) => {
     const keyStyle = list(`total.${op}=${v}`).filters;
     const valueStyle = list(`total=${op}.${v}`).filters;
-    expect(keyStyle).toEqual([{ column: orders.columnsByName.get('total'), op, value: v }]);
+    expect(keyStyle).toEqual([{ kind: 'compare', field: { column: orders.columnsByName.get('total'), path: [] }, op: op === 'ne' ? 'neq' : op, value: v, negate: false }]);
     expect(valueStyle).toEqual(keyStyle);
   });
 
@@ -39,9 +39,9 @@ describe('parse list: filters', () => {
   });
 
   it('parses in lists in both spellings, with quoted items', () => {
-    expect(list('status=in.(new,"a,b",x)').filters[0]).toMatchObject({ op: 'in', value: ['new', 'a,b', 'x'] });
-    expect(list('status.in=new,paid').filters[0]).toMatchObject({ op: 'in', value: ['new', 'paid'] });
-    expect(list('status=in.()').filters[0]).toMatchObject({ op: 'in', value: [] });
+    expect(list('status=in.(new,"a,b",x)').filters[0]).toMatchObject({ kind: 'in', values: ['new', 'a,b', 'x'] });
+    expect(list('status.in=new,paid').filters[0]).toMatchObject({ kind: 'in', values: ['new', 'paid'] });
+    expect(list('status=in.()').filters[0]).toMatchObject({ kind: 'in', values: [] });
     expect(error(() => list('status=in.progress')).code).toBe('PARSE_ERROR');
   });
 
@@ -51,20 +51,20 @@ describe('parse list: filters', () => {
   });
 
   it('parses is_null in both spellings', () => {
-    expect(list('notes=is_null').filters[0]).toMatchObject({ op: 'is_null', value: true });
-    expect(list('notes.is_null=true').filters[0]).toMatchObject({ op: 'is_null', value: true });
-    expect(list('notes.is_null=false').filters[0]).toMatchObject({ op: 'is_null', value: false });
+    expect(list('notes=is_null').filters[0]).toMatchObject({ kind: 'is', value: 'null' });
+    expect(list('notes.is_null=true').filters[0]).toMatchObject({ kind: 'is', value: 'null' });
+    expect(list('notes.is_null=false').filters[0]).toMatchObject({ kind: 'is', value: 'not_null' });
     expect(error(() => list('notes.is_null=maybe')).code).toBe('PARSE_ERROR');
   });
 
   it('accepts contains only on array columns', () => {
-    expect(list('tags=contains.vip').filters[0]).toMatchObject({ op: 'contains', value: 'vip' });
+    expect(list('tags=contains.vip').filters[0]).toMatchObject({ kind: 'contains', value: 'vip' });
     expect(error(() => list('notes.contains=x')).code).toBe('PARSE_ERROR');
   });
 
   it('keeps two filters on one column (a range) and ANDs different columns', () => {
     const { filters } = list('total.gte=10&total=lte.20&status=paid');
-    expect(filters.map((f) => [f.column.name, f.op])).toEqual([
+    expect(filters.map((f) => [f.kind === 'compare' ? f.field.column.name : '?', f.kind === 'compare' ? f.op : f.kind])).toEqual([
       ['total', 'gte'],
       ['total', 'lte'],
       ['status', 'eq'],
@@ -104,14 +104,14 @@ describe('parse list: select, sort, paging', () => {
 
   it('parses the four sort forms and appends the primary key as tie-breaker', () => {
     const command = list('sort=status,-total,placed_at:desc,notes:asc');
-    expect(command.sort.map((k) => [k.column.name, k.descending])).toEqual([
+    expect(command.sort.map((k) => [k.field.column.name, k.descending])).toEqual([
       ['status', false],
       ['total', true],
       ['placed_at', true],
       ['notes', false],
     ]);
-    expect(command.order.map((k) => k.column.name)).toEqual(['status', 'total', 'placed_at', 'notes', 'id']);
-    expect(list('sort=-id').order.map((k) => [k.column.name, k.descending])).toEqual([['id', true]]);
+    expect(command.order.map((k) => k.field.column.name)).toEqual(['status', 'total', 'placed_at', 'notes', 'id']);
+    expect(list('sort=-id').order.map((k) => [k.field.column.name, k.descending])).toEqual([['id', true]]);
     expect(error(() => list('sort=nope:desc')).code).toBe('UNKNOWN_COLUMN');
   });
 
@@ -148,7 +148,7 @@ describe('parse list: select, sort, paging', () => {
     const command = list('distinct=status');
     expect(command.distinct?.name).toBe('status');
     expect(command.select.map((c) => c.name)).toEqual(['status']);
-    expect(command.order.map((k) => k.column.name)).toEqual(['status']);
+    expect(command.order.map((k) => k.field.column.name)).toEqual(['status']);
     expect(error(() => list('distinct=status&select=id')).code).toBe('PARSE_ERROR');
     expect(error(() => list('distinct=status&sort=id')).code).toBe('PARSE_ERROR');
   });

@@ -57,7 +57,7 @@ describe('request limits', () => {
 
   it('cap in lists at 1,000 items, in both spellings', () => {
     const items = (n: number) => Array.from({ length: n }, (_, i) => i).join(',');
-    expect(list(`id=in.(${items(1000)})`).filters[0]).toMatchObject({ op: 'in' });
+    expect(list(`id=in.(${items(1000)})`).filters[0]).toMatchObject({ kind: 'in' });
     expectCap(() => list(`id=in.(${items(1001)})`), 'in_items', 1000, 1001);
     expectCap(() => list(`id.in=${items(1001)}`), 'in_items', 1000, 1001);
   });

@@ -118,7 +118,7 @@ describe('legacy policy', () => {
   it('turns the first matching entry into row filters from the identity and claims, and narrows columns', () => {
     const caller = { ...who('member'), userId: '7', claims: { plan: 'gold' } };
     const narrowed = enforcePolicy(legacyPermit(legacy, caller), list('')) as ReturnType<typeof list>;
-    expect(narrowed.rowFilters?.map((f) => [f.column.name, f.op, f.value])).toEqual([['status', 'eq', 'gold'], ['limit', 'eq', '7']]);
+    expect(narrowed.rowFilters?.map((f) => (f.kind === 'compare' ? [f.field.column.name, f.op, f.value] : f.kind))).toEqual([['status', 'eq', 'gold'], ['limit', 'eq', '7']]);
     expect(narrowed.select.map((c) => c.name)).toEqual(['id', 'status', 'limit']);
     expect(forbidden(() => enforcePolicy(legacyPermit(legacy, { ...caller, claims: {} }), list(''))).message).toContain('$plan');
     expect(forbidden(() => enforcePolicy(legacyPermit(legacy, { ...caller, role: 'guest' }), list(''))).details).toMatchObject({ table: 'orders', operation: 'read' });

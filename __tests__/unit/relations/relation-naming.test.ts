@@ -5,7 +5,8 @@ import { relationNames, relationsOf } from '../../../lib/schema/relations';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { MAX_EXPANSIONS, parseExpand } from '../../../lib/doors/rest/parse/parse-expand';
 import { parseList } from '../../../lib/doors/rest/parse/parse-list';
-import type { ForeignKey } from '../../../lib/schema/schema-types';
+import type { ForeignKey, Relation } from '../../../lib/schema/schema-types';
+import type { Embed } from '../../../lib/command/command';
 import { makeTable } from '../support/schema-fixture';
 import { thrown } from '../support/thrown';
 import { orderItems, orders, ordersUser, posts, profiles, shipments, shipmentsRecipient, shipmentsSender, users, weird } from './relations-fixture';
@@ -13,6 +14,13 @@ import { orderItems, orders, ordersUser, posts, profiles, shipments, shipmentsRe
 const error = (fn: () => unknown): GatewayError => thrown(fn, GatewayError);
 const config = { defaultLimit: 100, maxLimit: 1000 } as ResolvedConfig;
 const cursors = createCursorCodec(randomBytes(32));
+
+
+/** The relation of an expansion (an embed by one foreign key). */
+function relationOf(e: Embed): Relation {
+  if (e.link.kind !== 'fk') throw new Error('not a foreign-key embed');
+  return e.link.relation;
+}
 
 describe('relation naming (contract §3)', () => {
   it('names a forward relation by the referenced table, the FK column without _id, and the constraint', () => {
@@ -39,15 +47,15 @@ describe('relation naming (contract §3)', () => {
 describe('parseExpand', () => {
   it('resolves forward relations under the name the caller used, with every target column', () => {
     const [byColumn, byTable] = parseExpand(orders, 'user,users', orders.columns);
-    expect(byColumn!.relation).toMatchObject({ name: 'user', direction: 'forward', target: users, cardinality: 'one', foreignKey: ordersUser });
-    expect(byColumn!.select).toBe(users.columns);
-    expect(byTable!.relation.name).toBe('users');
+    expect(relationOf(byColumn!)).toMatchObject({ name: 'user', direction: 'forward', target: users, cardinality: 'one', foreignKey: ordersUser });
+    expect(byColumn!.node.items.map((i) => (i.kind === 'field' ? i.field.column : null))).toEqual(users.columns);
+    expect(relationOf(byTable!).name).toBe('users');
   });
 
   it('resolves nested: reverse relations as arrays, including a one-to-one one', () => {
-    expect(parseExpand(orders, 'nested:order_items', orders.columns)[0]!.relation).toMatchObject({ name: 'order_items', direction: 'reverse', target: orderItems, cardinality: 'many' });
-    expect(parseExpand(users, 'user_profiles', users.columns)[0]!.relation.cardinality).toBe('one');
-    expect(parseExpand(users, 'nested:user_profiles', users.columns)[0]!.relation.cardinality).toBe('many');
+    expect(relationOf(parseExpand(orders, 'nested:order_items', orders.columns)[0]!)).toMatchObject({ name: 'order_items', direction: 'reverse', target: orderItems, cardinality: 'many' });
+    expect(relationOf(parseExpand(users, 'user_profiles', users.columns)[0]!).cardinality).toBe('one');
+    expect(relationOf(parseExpand(users, 'nested:user_profiles', users.columns)[0]!).cardinality).toBe('many');
   });
 
   it('returns each relation once when it is named twice', () => {
@@ -79,11 +87,11 @@ describe('parseExpand', () => {
     const e = error(() => parseExpand(posts, 'author', posts.columns));
     expect(e.code).toBe('PARSE_ERROR');
     expect(e.message).toContain('selected column');
-    expect(parseExpand(posts, 'author', [posts.columnsByName.get('id')!])[0]!.relation.name).toBe('author');
+    expect(relationOf(parseExpand(posts, 'author', [posts.columnsByName.get('id')!])[0]!).name).toBe('author');
   });
 
   it('resolves FK columns with hostile names', () => {
-    expect(parseExpand(weird, '"a""b"', weird.columns)[0]!.relation.target).toBe(users);
+    expect(relationOf(parseExpand(weird, '"a""b"', weird.columns)[0]!).target).toBe(users);
   });
 
   it.each(['', 'user,', ',user', 'nested:', '"unterminated'])('refuses the malformed list %p with PARSE_ERROR', (text) => {
@@ -111,12 +119,12 @@ describe('parseExpand', () => {
     const e = error(() => parseExpand(parent, `nested:${longName}!owner`, parent.columns));
     expect(e.code).toBe('PARSE_ERROR');
     expect(e.hint).toBe('Expand the relation by its constraint name.');
-    expect(parseExpand(parent, 'nested:c_fk', parent.columns)[0]!.relation.target).toBe(child);
+    expect(relationOf(parseExpand(parent, 'nested:c_fk', parent.columns)[0]!).target).toBe(child);
   });
 
   it('is wired into the list parameters and refused with distinct', () => {
     const command = parseList(orders, [['expand', 'user'], ['select', 'id']], config, cursors);
-    expect(command.expand.map((e) => e.relation.name)).toEqual(['user']);
+    expect(command.expand.map((e) => relationOf(e).name)).toEqual(['user']);
     expect(error(() => parseList(orders, [['expand', 'user'], ['distinct', 'status']], config, cursors)).code).toBe('PARSE_ERROR');
   });
 });

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import type { Command, CommandKind, Filter, ListCommand } from '../../../lib/command/command';
+import type { Command, CommandKind, Condition, ListCommand } from '../../../lib/command/command';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from '../../../lib/schema/schema-types';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
@@ -226,11 +226,11 @@ function parseCall(call: Call): Command {
 
 /** The command as a policy with a row filter on every table it reads leaves it. */
 function withRowFilters(command: Command): Command {
-  const filter = (table: Table): Filter[] => [{ column: table.columns[1]!, op: 'eq', value: 'policy' }];
+  const filter = (table: Table): Condition[] => [{ kind: 'compare', field: { column: table.columns[1]!, path: [] }, op: 'eq', value: 'policy', negate: false }];
   const list = (l: ListCommand): ListCommand => ({
     ...l,
     rowFilters: filter(l.table),
-    expand: l.expand.map((e) => ({ ...e, rowFilters: filter(e.relation.target) })),
+    expand: l.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })),
     parent: l.parent && { ...l.parent, rowFilters: filter(l.parent.table) },
   });
   switch (command.kind) {
@@ -239,7 +239,7 @@ function withRowFilters(command: Command): Command {
     case 'explain':
       return { ...command, list: list(command.list) };
     case 'get':
-      return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, rowFilters: filter(e.relation.target) })) };
+      return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })) };
     case 'aggregate':
     case 'update':
     case 'delete':
@@ -280,7 +280,7 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
       get('Qparent', `sort=-Qamount&cursor=${cursorFor('sort=-Qamount', ['1.50', '7'])}`),
       get('Qparent', `sort=Qamount&cursor=${cursorFor('sort=Qamount', [null, '7'])}`),
       get('Qparent', `sort=Qcode&cursor=${cursorFor('sort=Qcode', ['a', '7'])}`),
-      get('Qparent', `distinct=Qname&sort=Qname&cursor=${cursors.encode(parent, [{ column: parent.columnsByName.get('Qname')!, descending: false }], ['a'])}`),
+      get('Qparent', `distinct=Qname&sort=Qname&cursor=${cursors.encode(parent, [{ field: { column: parent.columnsByName.get('Qname')!, path: [] }, embed: null, descending: false, nulls: null }], ['a'])}`),
       get('Qparent', 'select=Qname&sort=-Qamount&count=exact', { rowFilters: true }),
       get('Qchild', 'expand=Qparent'),
       get('Qchild', 'select=Qlabel&sort=-Qlabel&expand=Qfamily'),

@@ -13,11 +13,11 @@
  * In: the command only (parse recorded what the request gave: `explicitLimit`, the child segment).
  * Never: reads the request, or answers a command kind it does not know (the switch is exhaustive).
  */
-import type { Command, Expansion, Filter, ListCommand, Search } from '../../command/command';
+import type { Command, Condition, Embed, ListCommand, Search } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { writeAnswerPattern } from './write-answer-pattern';
-import { readPattern } from './read-pattern';
+import { conditionOf, readPattern } from './read-pattern';
 
 export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
@@ -62,7 +62,7 @@ function listParts(list: ListCommand): string[] {
   if (list.explicitSelect) parts.push(`select=${names(list.select)}`);
   parts.push(...filterParts(list.filters, list.search));
   if (list.distinct) parts.push(`distinct=${list.distinct.name}`);
-  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.column.name}`).join(',')}`);
+  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.field.column.name}`).join(',')}`);
   parts.push(...expandPart(list.expand));
   if (list.countExact) parts.push('count=exact');
   if (list.explicitLimit) parts.push('limit');
@@ -73,8 +73,8 @@ function listParts(list: ListCommand): string[] {
   return parts;
 }
 
-function filterParts(filters: readonly Filter[], search: Search | null): string[] {
-  const spelled = filters.map((f) => `${f.column.name}=${f.op}`);
+function filterParts(filters: readonly Condition[], search: Search | null): string[] {
+  const spelled = filters.map(filterOf);
   const parts = [...new Set(spelled)].sort();
   if (search) {
     parts.push('search');
@@ -83,8 +83,31 @@ function filterParts(filters: readonly Filter[], search: Search | null): string[
   return parts;
 }
 
-function expandPart(expansions: readonly Expansion[]): string[] {
-  return expansions.length > 0 ? [`expand=${expansions.map((e) => `${e.relation.cardinality === 'many' ? 'nested:' : ''}${e.relation.name}`).join(',')}`] : [];
+/**
+ * A condition as the default grammar spells a filter (`status=eq`, `id=ne`, `notes=is_null`), so
+ * allow-lists written for it keep matching; one it has no spelling for (a tree a replacement parse
+ * stage made) is spelled as a read level's conditions are.
+ */
+function filterOf(c: Condition): string {
+  if ('negate' in c && c.negate) return conditionOf(c);
+  switch (c.kind) {
+    case 'compare':
+      return c.field.path.length === 0 && c.op in restOps ? `${c.field.column.name}=${restOps[c.op as keyof typeof restOps]}` : conditionOf(c);
+    case 'in':
+      return c.field.path.length === 0 ? `${c.field.column.name}=in` : conditionOf(c);
+    case 'is':
+      return c.field.path.length === 0 && (c.value === 'null' || c.value === 'not_null') ? `${c.field.column.name}=is_null` : conditionOf(c);
+    case 'contains':
+      return c.field.path.length === 0 ? `${c.field.column.name}=contains` : conditionOf(c);
+    default:
+      return conditionOf(c);
+  }
+}
+
+const restOps = { eq: 'eq', neq: 'ne', gt: 'gt', gte: 'gte', lt: 'lt', lte: 'lte', like: 'like', ilike: 'ilike' } as const;
+
+function expandPart(expansions: readonly Embed[]): string[] {
+  return expansions.length > 0 ? [`expand=${expansions.map((e) => `${e.cardinality === 'many' ? 'nested:' : ''}${e.spelled}`).join(',')}`] : [];
 }
 
 function returningPart(explicit: boolean, returning: readonly Column[]): string[] {

@@ -56,7 +56,7 @@ export function levelParts(node: ReadNode, prefix: string): string[] {
   return parts;
 }
 
-function conditionOf(c: Condition): string {
+export function conditionOf(c: Condition): string {
   const not = 'negate' in c && c.negate ? 'not.' : '';
   switch (c.kind) {
     case 'compare':
@@ -67,6 +67,8 @@ function conditionOf(c: Condition): string {
       return `${fieldOf(c.field)}=${not}in`;
     case 'is':
       return `${fieldOf(c.field)}=${not}is`;
+    case 'contains':
+      return `${fieldOf(c.field)}=${not}contains`;
     case 'fts':
       return `${fieldOf(c.field)}=${not}${c.op}${c.config === null ? '' : '(config)'}`;
     case 'group':

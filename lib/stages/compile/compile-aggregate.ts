@@ -6,7 +6,7 @@
  */
 import type { AggregateCommand, AggregateFn } from '../../command/command';
 import { ident, sql, type Sql } from '../../sql/sql';
-import { compileConditions } from './compile-filter';
+import { compileConditions } from './compile-where';
 import { whereClause } from './compile-list';
 
 const t = sql`_t`;

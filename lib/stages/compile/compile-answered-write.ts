@@ -16,9 +16,9 @@
 import type { Condition, DeleteCommand, InsertCommand, WriteAnswer, ReadCommand, UpdateCommand } from '../../command/command';
 import { maxAffectedMarker, singularMarker } from '../../errors/statement-markers';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
-import { compileFilter } from './compile-filter';
 import { insertStatement } from './compile-insert';
-import { compileCondition, compileRead } from './compile-read';
+import { compileCondition } from './compile-condition';
+import { compileRead } from './compile-read';
 import { sizeChecked } from './size-checked';
 
 
@@ -74,6 +74,6 @@ function writeStatement(command: AnsweredWrite): Sql {
 }
 
 function whereOf(where: readonly Condition[], rowFilters: UpdateCommand['rowFilters']): Sql {
-  const conditions = [...where.map((c) => compileCondition(c, sql`_t`, new Map())), ...(rowFilters ?? []).map((f) => compileFilter(sql`_t`, f))];
+  const conditions = [...where.map((c) => compileCondition(c, sql`_t`, new Map())), ...(rowFilters ?? []).map((c) => compileCondition(c, sql`_t`, new Map()))];
   return conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
 }

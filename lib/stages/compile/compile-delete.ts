@@ -5,7 +5,7 @@
  */
 import type { DeleteCommand } from '../../command/command';
 import { ident, sql, type Sql } from '../../sql/sql';
-import { compileKeyed } from './compile-filter';
+import { compileKeyed } from './compile-where';
 import { selectWritten } from './select-written';
 
 export function compileDelete(command: DeleteCommand, maxBytes?: number): Sql {

@@ -70,7 +70,7 @@ function jsonTextOf(column: Column): JsonText | undefined {
 
 /** The names of an export's columns, in order: the CSV header line (selected columns, then expansions). */
 export function exportColumns(command: ListCommand): readonly string[] {
-  return Object.freeze([...command.select.map((c) => c.name), ...command.expand.map((e) => e.relation.name)]);
+  return Object.freeze([...command.select.map((c) => c.name), ...command.expand.map((e) => e.key)]);
 }
 
 /**

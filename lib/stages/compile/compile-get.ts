@@ -1,7 +1,7 @@
 import type { GetCommand } from '../../command/command';
 import { ident, join, sql, type Sql } from '../../sql/sql';
 import { expansionColumns } from './compile-expand';
-import { compileKeyed } from './compile-filter';
+import { compileKeyed } from './compile-where';
 
 const t = sql`_t`;
 

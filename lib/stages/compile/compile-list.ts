@@ -13,7 +13,7 @@ import type { Column } from '../../schema/schema-types';
 import { empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
 import { correlatedColumns, expansionColumns } from './compile-expand';
-import { compileConditions, compileKeyed } from './compile-filter';
+import { compileConditions, compileKeyed } from './compile-where';
 import { typedValue } from './typed-value';
 
 const t = sql`_t`;
@@ -42,11 +42,11 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
   // itself is aggregated (the json_agg shape, the cheapest); otherwise the selected columns ride
   // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
-  const orderSelected = command.order.every((k) => command.select.includes(k.column));
-  const keyNames = orderSelected ? command.order.map((k) => k.column.name) : command.order.map((_, i) => `k${i}`);
+  const orderSelected = command.order.every((k) => command.select.includes(k.field.column));
+  const keyNames = orderSelected ? command.order.map((k) => k.field.column.name) : command.order.map((_, i) => `k${i}`);
   const pageRows = orderSelected
     ? sql`SELECT ${columns} FROM ${rows}${pageClause}`
-    : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
+    : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.field.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
   const data = orderSelected ? sql`json_agg(_p.*)` : sql`json_agg(_p.r)`;
   return sql`SELECT coalesce(${data}, '[]')::text, count(*)::text, ${lastKey(keyNames)}${total}${parentVisible} FROM (${pageRows}) AS _p`;
 }
@@ -82,7 +82,7 @@ export function listSource(command: ListCommand, searchConfig: string | undefine
   let pageClause = page;
   if (command.expand.length > 0) {
     const inner: Column[] = [];
-    for (const c of [...command.select, ...command.order.map((k) => k.column), ...command.expand.flatMap(correlatedColumns)]) {
+    for (const c of [...command.select, ...command.order.map((k) => k.field.column), ...command.expand.flatMap(correlatedColumns)]) {
       if (!inner.includes(c)) inner.push(c);
     }
     rows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;

@@ -14,9 +14,8 @@ import { geometryItem } from '../../command/geometry-item';
 import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { GatewayError } from '../../errors/gateway-error';
 import { csvFieldSql } from '../../pipeline/csv-field';
-import { compileFilter } from './compile-filter';
-import { assertComparable, compare, operator, type Comparison } from './comparison-operator';
-import { typedValue } from './typed-value';
+import { assertComparable } from './comparison-operator';
+import { compileCondition, fieldExpr, hasRows } from './compile-condition';
 
 /** Output columns of the read statement, by position (the plan's `read` shape). */
 export const readColumns = { body: 0, count: 1, total: 2 } as const;
@@ -171,7 +170,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     const orderFields = node.order.filter((o) => o.embed === e).map((o) => o.field);
     joins.push(sql` LEFT JOIN LATERAL (${compileEmbed(e, a, aliases, orderFields)}) AS ${alias} ON true`);
   }
-  const conditions = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
+  const conditions = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((c) => compileCondition(c, a, joined))];
   for (const e of embeds) if (e.inner) conditions.push(hasRows(e, joined.get(e)!));
   const where = conditions.length ? sql` WHERE ${join(conditions, sql` AND `)}` : empty;
   // The rows this level reads: its table, or at the top what `rootFrom` names (a write's rows).
@@ -182,7 +181,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const orderTerms = node.order.map((o) => {
     // ORDER BY finds the type's btree class by type; a type without one is refused (400).
     if (!o.embed && o.field.path.length === 0) assertComparable(o.field.column, 'ordering', 'order');
-    const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : fieldExpr(aliases, o.field, a);
+    const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : fieldExpr(o.field, a);
     return { expr, o };
   });
   const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
@@ -198,7 +197,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     for (const c of node.where) collectEmbeds(c, inWhere);
     const pageFirst = top && joins.length > 0 && inWhere.length === 0 && embeds.every((e) => !e.inner) && node.order.every((o) => o.embed === null);
     if (pageFirst) {
-      const own = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((f) => compileFilter(a, f))];
+      const own = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((c) => compileCondition(c, a, joined))];
       const ownWhere = own.length ? sql` WHERE ${join(own, sql` AND `)}` : empty;
       const limited = sql`SELECT ${a}.* FROM ${rows}${ownWhere}${orderBy}${page}`;
       return { alias: a, json, rest: sql` FROM (${limited}) AS ${a}${join(joins, empty)}${orderBy}` };
@@ -227,7 +226,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
       else for (const k of spreadKeys(e.node)) pairs.push(sql`${k}::text, ${g}.${col} -> ${k}::text`);
       return;
     }
-    inner.push(sql`${castTo(fieldExpr(aliases, item.field, a), item.cast)} AS ${col}`);
+    inner.push(sql`${castTo(fieldExpr(item.field, a), item.cast)} AS ${col}`);
     if (item.aggregate === null) {
       groupBy.push(sql`${g}.${col}`);
       if (feature?.index === i) geometry = sql`${g}.${col}`;
@@ -277,7 +276,7 @@ function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: read
   if (e.cardinality === 'one') {
     // LIMIT 1: a to-one relation whose uniqueness is not enforced must still render one object.
     // The parent orders by `o0`, `o1`, ...: fields of this one row (`order=rel(col)`).
-    const extra = orderFields.map((f, i) => sql`, ${fieldExpr(aliases, f, level.alias)} AS ${ident(`o${i}`)}`);
+    const extra = orderFields.map((f, i) => sql`, ${fieldExpr(f, level.alias)} AS ${ident(`o${i}`)}`);
     return sql`SELECT ${level.json} AS j${join(extra, empty)}${level.rest} LIMIT 1`;
   }
   if (e.spread) {
@@ -302,15 +301,8 @@ function correlate(e: Embed, a: Sql, parent: Sql, aliases: Aliases): Sql[] {
   const j = aliases.next('_j');
   const toTarget = junction.toTarget.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${a}.${ident(junction.toTarget.referencedColumns[i]!.name)}`);
   const toSource = junction.toSource.columns.map((c, i) => sql`${j}.${ident(c.name)} = ${parent}.${ident(junction.toSource.referencedColumns[i]!.name)}`);
-  const policy = (junction.rowFilters ?? []).map((f) => compileFilter(j, f));
+  const policy = (junction.rowFilters ?? []).map((c) => compileCondition(c, j, new Map()));
   return [sql`EXISTS (SELECT 1 FROM ${ident(junction.table.schema, junction.table.name)} AS ${j} WHERE ${join([...toTarget, ...toSource, ...policy], sql` AND `)})`];
-}
-
-/** Whether an embedded level has a row: `!inner`, `rel=not.is.null`. */
-function hasRows(e: Embed, alias: Sql): Sql {
-  // A spread to-many level is an object of arrays, present even without rows: checked like a to-one.
-  if (e.cardinality === 'one' || e.spread) return sql`${alias}.j IS NOT NULL`;
-  return sql`json_array_length(${alias}.j) > 0`;
 }
 
 /** The keys a spread level adds to its parent row: its fields, its embeds, and its own spreads' keys. */
@@ -352,7 +344,7 @@ function itemPairs(items: readonly SelectItem[], value: (i: FieldItem) => Sql, j
 }
 
 function valueOf(item: FieldItem, a: Sql, aliases: Aliases): Sql {
-  return castTo(fieldExpr(aliases, item.field, a), item.cast);
+  return castTo(fieldExpr(item.field, a), item.cast);
 }
 
 /** json_build_object of the pairs; above 50 pairs, objects of 50 merged (jsonb, so the keys of such wide rows come out in jsonb's order). */
@@ -365,99 +357,4 @@ function objectOf(pairs: readonly Sql[]): Sql {
 
 function castTo(value: Sql, cast: string | null): Sql {
   return cast === null ? value : sql`(${value})::${catalogType(cast)}`;
-}
-
-/** A column, or the value a JSON path reaches in it (`->` json, `->>` text); keys and indexes bound. */
-export function fieldExpr(_aliases: Aliases | null, field: FieldRef, a: Sql): Sql {
-  let expr = sql`${a}.${ident(field.column.name)}`;
-  for (const step of field.path) {
-    const key = step.index ? sql`${Number(step.key)}::integer` : sql`${step.key}::text`;
-    expr = step.asText ? sql`(${expr} ->> ${key})` : sql`(${expr} -> ${key})`;
-  }
-  return expr;
-}
-
-/** What a field is compared as: the column's type, text after `->>`, jsonb after `->`. */
-function comparable(field: FieldRef, a: Sql): { expr: Sql; typed: (v: string) => Sql; listType: Sql | null; text: boolean } {
-  const expr = fieldExpr(null, field, a);
-  const last = field.path[field.path.length - 1];
-  if (last === undefined) {
-    const c = field.column;
-    return { expr, typed: (v) => typedValue(c, v), listType: c.compareListType === null ? null : catalogType(c.compareListType), text: false };
-  }
-  if (last.asText) return { expr, typed: (v) => sql`${v}::text`, listType: sql`text[]`, text: true };
-  return { expr: sql`(${expr})::jsonb`, typed: (v) => sql`${v}::jsonb`, listType: sql`jsonb[]`, text: false };
-}
-
-const compareSql: Record<Extract<Condition, { kind: 'compare' }>['op'], Sql> = {
-  eq: sql`=`, neq: sql`<>`, gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=`, like: sql`LIKE`, ilike: sql`ILIKE`, match: sql`~`, imatch: sql`~*`,
-  isdistinct: sql`IS DISTINCT FROM`, cs: sql`@>`, cd: sql`<@`, ov: sql`&&`, sl: sql`<<`, sr: sql`>>`, nxr: sql`&<`, nxl: sql`&>`, adj: sql`-|-`,
-};
-
-const textOps = new Set(['like', 'ilike', 'match', 'imatch']);
-
-/** The comparisons whose operator is the column type's own (comparison-operator.ts). */
-const typeComparison: Partial<Record<Extract<Condition, { kind: 'compare' }>['op'], Comparison>> = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
-
-export function compileCondition(c: Condition, a: Sql, joined: ReadonlyMap<Embed, Sql>): Sql {
-  switch (c.kind) {
-    case 'compare': {
-      const f = comparable(c.field, a);
-      const own = c.field.path.length === 0 ? typeComparison[c.op] : undefined;
-      if (own !== undefined) return negated(compare(c.field.column, f.expr, own, f.typed(c.value), c.op), c.negate);
-      const cond = textOps.has(c.op) ? sql`${f.expr}::text ${compareSql[c.op]} ${c.value}::text` : sql`${f.expr} ${compareSql[c.op]} ${f.typed(c.value)}`;
-      return negated(cond, c.negate);
-    }
-    case 'quantified': {
-      const f = comparable(c.field, a);
-      const q = c.quantifier === 'any' ? sql`ANY` : sql`ALL`;
-      if (textOps.has(c.op)) return negated(sql`${f.expr}::text ${compareSql[c.op]} ${q}(${[...c.values]}::text[])`, c.negate);
-      const list = f.listType === null ? sql`${[...c.values]}` : sql`${[...c.values]}::${f.listType}`;
-      const own = c.field.path.length === 0 ? typeComparison[c.op] : undefined;
-      if (own === undefined) return negated(sql`${f.expr} ${compareSql[c.op]} ${q}(${list})`, c.negate);
-      // `<>` has no ANY/ALL spelling as NOT (=): the type's own `<>` or pg_catalog's.
-      if (own !== '<>' || c.field.column.operatorSchemas?.['<>'] !== undefined || c.field.column.operatorSchemas === undefined) {
-        assertComparable(c.field.column, own === '=' ? 'equality' : own === '<>' ? 'inequality' : 'ordering', c.op);
-        return negated(sql`${f.expr} ${operator(c.field.column, own)} ${q}(${list})`, c.negate);
-      }
-      // neq(any) = NOT (= all), neq(all) = NOT (= any), with the type's qualified `=`.
-      assertComparable(c.field.column, 'equality', c.op);
-      const flipped = c.quantifier === 'any' ? sql`ALL` : sql`ANY`;
-      return negated(sql`NOT (${f.expr} ${operator(c.field.column, '=')} ${flipped}(${list}))`, c.negate);
-    }
-    case 'in': {
-      if (c.field.path.length === 0) return negated(compileFilter(a, { column: c.field.column, op: 'in', value: c.values }), c.negate);
-      const f = comparable(c.field, a);
-      return negated(sql`${f.expr} = ANY(${[...c.values]}::${f.listType ?? sql`text[]`})`, c.negate);
-    }
-    case 'is': {
-      const expr = fieldExpr(null, c.field, a);
-      const test = c.value === 'null' ? sql`IS NULL` : c.value === 'not_null' ? sql`IS NOT NULL` : c.value === 'true' ? sql`IS TRUE` : c.value === 'false' ? sql`IS FALSE` : sql`IS UNKNOWN`;
-      return negated(sql`${expr} ${test}`, c.negate);
-    }
-    case 'fts': {
-      const expr = fieldExpr(null, c.field, a);
-      const fn = c.op === 'fts' ? sql`to_tsquery` : c.op === 'plfts' ? sql`plainto_tsquery` : c.op === 'phfts' ? sql`phraseto_tsquery` : sql`websearch_to_tsquery`;
-      const isVector = c.field.path.length === 0 && c.field.column.type === 'tsvector';
-      const query = c.config === null ? sql`${fn}(${c.query}::text)` : sql`${fn}(${c.config}::regconfig, ${c.query}::text)`;
-      const doc = isVector ? expr : c.config === null ? sql`to_tsvector(${expr}::text)` : sql`to_tsvector(${c.config}::regconfig, ${expr}::text)`;
-      return negated(sql`${doc} @@ ${query}`, c.negate);
-    }
-    case 'group': {
-      if (c.items.length === 0) return c.op === 'and' ? sql`true` : sql`false`;
-      const inner = join(c.items.map((i) => compileCondition(i, a, joined)), c.op === 'and' ? sql` AND ` : sql` OR `);
-      return negated(sql`(${inner})`, c.negate);
-    }
-    case 'embedded': {
-      const alias = joined.get(c.embed)!;
-      const has = hasRows(c.embed, alias);
-      return c.exists ? has : sql`NOT (${has})`;
-    }
-    default:
-      return assertNever(c, 'condition');
-  }
-}
-
-function negated(cond: Sql, negate: boolean): Sql {
-  return negate ? sql`NOT (${cond})` : cond;
 }

@@ -11,7 +11,7 @@
  */
 import type { UpdateCommand } from '../../command/command';
 import { ident, join, sql, type Sql } from '../../sql/sql';
-import { compileKeyed } from './compile-filter';
+import { compileKeyed } from './compile-where';
 import { selectWritten } from './select-written';
 
 export function compileUpdate(command: UpdateCommand, maxBytes?: number): Sql {

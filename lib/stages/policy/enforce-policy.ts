@@ -17,20 +17,23 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Expansion, Filter, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
+import type { BodyRow, Command, Condition, Embed, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
-import { enforceReadPolicy } from './enforce-read-policy';
+import { enforceEmbed, enforceReadPolicy } from './enforce-read-policy';
 
 /** What a policy grants on one table for one operation. */
 export interface Grant {
   readonly read: ColumnSet;
   readonly write: ColumnSet;
   readonly returning: ColumnSet;
-  /** Row conditions (column = value) every row read or written must meet. */
-  readonly rows: readonly Filter[];
+  /** Row conditions (column = value, a `compare` condition) every row read or written must meet. */
+  readonly rows: readonly RowCondition[];
 }
+
+/** `column = value`: the one shape of a policy's row condition, so a write body can be checked against it. */
+export type RowCondition = Extract<Condition, { readonly kind: 'compare' }>;
 
 /** A policy: the grant for (table, operation), or a thrown FORBIDDEN. */
 export type Permit = (table: Table, operation: Operation) => Grant;
@@ -51,7 +54,7 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
     case 'aggregate': {
       const grant = permit(command.table, 'read');
       if (command.column) gate.readable(command.table, grant, [command.column], '`column`');
-      gate.readable(command.table, grant, command.filters.map((f) => f.column), 'a filter');
+      gate.readable(command.table, grant, conditionColumns(command.filters), 'a filter');
       return Object.freeze({ ...command, search: gate.search(command.table, grant, command.search), ...rows(command.rowFilters, grant) });
     }
     case 'insert': {
@@ -73,7 +76,7 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
     case 'update': {
       const grant = permit(command.table, 'update');
       gate.writable(command.table, grant, command.columns);
-      checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((f) => command.columns.includes(f.column)) }, [command.row], false);
+      checkInsertedRows(command.table, { ...grant, rows: grant.rows.filter((c) => command.columns.includes(c.field.column)) }, [command.row], false);
       if (command.answer) {
         gate.readable(command.table, grant, conditionColumns(command.where ?? []), 'a filter');
         return Object.freeze({ ...command, answer: representation(permit, command.table, command.answer), ...rows(command.rowFilters, grant) });
@@ -123,7 +126,7 @@ function callRows(permit: Permit, root: ReadNode): ReadNode {
 }
 
 /** `{ rowFilters }` with the grant's conditions appended, or nothing when there are none. */
-function rows(existing: readonly Filter[] | undefined, grant: Grant): { rowFilters?: readonly Filter[] } {
+function rows(existing: readonly Condition[] | undefined, grant: Grant): { rowFilters?: readonly Condition[] } {
   if (grant.rows.length === 0) return existing === undefined ? {} : { rowFilters: existing };
   return { rowFilters: Object.freeze([...(existing ?? []), ...grant.rows]) };
 }
@@ -138,11 +141,12 @@ function checkInsertedRows(table: Table, grant: Grant, body: readonly BodyRow[],
   if (grant.rows.length === 0) return;
   for (const [i, row] of body.entries()) {
     for (const condition of grant.rows) {
-      const value = Object.hasOwn(row, condition.column.name) ? row[condition.column.name] : undefined;
+      const { column } = condition.field;
+      const value = Object.hasOwn(row, column.name) ? row[column.name] : undefined;
       if (value !== undefined && scalarText(value) === condition.value) continue;
-      throw forbidden(`The policy only lets you write rows of \`${table.name}\` whose \`${condition.column.name}\` is yours; send it with that value.`, {
+      throw forbidden(`The policy only lets you write rows of \`${table.name}\` whose \`${column.name}\` is yours; send it with that value.`, {
         table: table.name,
-        column: condition.column.name,
+        column: column.name,
         ...(batch ? { row: i } : {}),
       });
     }
@@ -169,11 +173,11 @@ class Gate {
     const grant = this.permit(table, 'read');
     if (command.distinct) this.readable(table, grant, [command.distinct], '`distinct`');
     const select = this.projection(table, grant, command.select, command.explicitSelect, 'select');
-    this.readable(table, grant, command.filters.map((f) => f.column), 'a filter');
-    this.readable(table, grant, command.sort.map((k) => k.column), '`sort`');
+    this.readable(table, grant, conditionColumns(command.filters), 'a filter');
+    this.readable(table, grant, command.sort.map((k) => k.field.column), '`sort`');
     // The ordering's tie-breaker (the primary key) is not named by the caller, but a cursor would
     // hand its values out: no cursors over columns the caller may not read.
-    const noCursor = command.noCursor === true || command.order.some((k) => !allows(grant.read, k.column.name));
+    const noCursor = command.noCursor === true || command.order.some((k) => !allows(grant.read, k.field.column.name));
     if (noCursor && command.cursor) throw forbidden(`Cursors of \`${table.name}\` would carry columns the policy does not let you read; page with offset.`, { table: table.name, parameter: 'cursor' });
     let parent = command.parent;
     if (parent) {
@@ -208,14 +212,9 @@ class Gate {
     return Object.freeze(kept);
   }
 
-  expansions(expansions: readonly Expansion[]): readonly Expansion[] {
-    return Object.freeze(
-      expansions.map((e) => {
-        const target = e.relation.target;
-        const grant = this.permit(target, 'read');
-        return Object.freeze({ ...e, select: this.projection(target, grant, e.select, false, 'expand'), ...rows(e.rowFilters, grant) });
-      }),
-    );
+  /** Embeds are checked as a read's are: `read` on the target, its default columns narrowed, its row conditions added. */
+  expansions(expansions: readonly Embed[]): readonly Embed[] {
+    return Object.freeze(expansions.map((e) => enforceEmbed(this.permit, e, new Map())));
   }
 
   readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {

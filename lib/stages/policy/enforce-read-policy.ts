@@ -7,9 +7,8 @@
  * so embedding a denied table is a 403, never a silent null. A column the caller names in
  * `select`, a filter (also inside `or`/`and`) or `order` must be readable.
  */
-import type { Embed, ReadNode, SelectItem } from '../../command/command';
+import type { Condition, Embed, ReadNode, SelectItem } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
-import type { Filter } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Table } from '../../schema/schema-types';
 import { allows, type ColumnSet, type Operation } from './access-policy';
@@ -17,7 +16,7 @@ import { allows, type ColumnSet, type Operation } from './access-policy';
 /** The part of enforce-policy.ts's Grant and Permit this file reads (declared here: that file imports this one). */
 interface Grant {
   readonly read: ColumnSet;
-  readonly rows: readonly Filter[];
+  readonly rows: readonly Condition[];
 }
 type Permit = (table: Table, operation: Operation) => Grant;
 
@@ -49,7 +48,7 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
   return Object.freeze({ ...node, items: Object.freeze(items), where, order, ...rows(node.rowFilters, grant) });
 }
 
-function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {
+export function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {
   const known = memo.get(e);
   if (known) return known;
   let link = e.link;

@@ -5,10 +5,9 @@
  * the caller's identity and are bound as parameters. A variable the caller does not have (no
  * tenant, a missing claim) is a 403, never an empty value compared with the column.
  */
-import type { Filter } from '../../command/command';
 import type { Identity } from '../../pipeline/identity';
 import { ALL_COLUMNS, type ColumnSet } from './access-policy';
-import { forbidden, type Permit } from './enforce-policy';
+import { forbidden, type Permit, type RowCondition } from './enforce-policy';
 import type { LegacyPolicy } from './legacy-policy';
 
 export function legacyPermit(policy: LegacyPolicy, identity: Identity): Permit {
@@ -18,12 +17,12 @@ export function legacyPermit(policy: LegacyPolicy, identity: Identity): Permit {
       throw forbidden(`No entry of the policy lets the role \`${identity.role || '(none)'}\` ${operation} \`${table.name}\`.`, { table: table.name, operation });
     }
     const columns: ColumnSet = entry.allowedColumns === undefined ? ALL_COLUMNS : { kind: 'only', names: entry.allowedColumns };
-    const rows = entry.filter.map((condition): Filter => {
+    const rows = entry.filter.map((condition): RowCondition => {
       const column = table.columnsByName.get(condition.column);
       if (column === undefined) throw forbidden(`The policy entry "${entry.name}" filters on \`${condition.column}\`, which \`${table.name}\` does not have.`, { table: table.name, operation });
       const value = variable(identity, condition.variable);
       if (value === undefined) throw forbidden(`The policy entry "${entry.name}" needs $${condition.variable}, which the caller's token does not carry.`, { table: table.name, operation });
-      return { column, op: 'eq', value };
+      return { kind: 'compare', field: { column, path: [] }, op: 'eq', value, negate: false };
     });
     return { read: columns, write: columns, returning: ALL_COLUMNS, rows };
   };

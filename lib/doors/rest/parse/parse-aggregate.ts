@@ -4,7 +4,7 @@
  * Never: lets a function name or column reach SQL unchecked; sum/avg of a non-numeric column is a
  * 400 here, not a PostgreSQL error.
  */
-import type { AggregateCommand, AggregateFn, Filter } from '../../../command/command';
+import type { AggregateCommand, AggregateFn, Condition } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { Column, Table } from '../../../schema/schema-types';
 import { countFilters, parseFilterParameter, parseSearch, reservedParameters } from './parse-list';
@@ -21,7 +21,7 @@ const notFilters: ReadonlySet<string> = new Set([...own, ...reservedParameters])
 
 export function parseAggregate(table: Table, query: readonly (readonly [string, string])[]): AggregateCommand {
   const given = new Map<Own, string>();
-  const filters: Filter[] = [];
+  const filters: Condition[] = [];
   checkLimit('filters', countFilters(query, notFilters), 'filter parameters');
   for (const [key, raw] of query) {
     if ((own as readonly string[]).includes(key)) {

@@ -4,8 +4,8 @@
  * each with the target columns to embed. Never: lets a name through that is not a discovered
  * foreign key, or guesses between two relations that answer to the same name.
  */
-import type { Column, Table } from '../../../schema/schema-types';
-import type { Expansion } from '../../../command/command';
+import type { Column, Relation, Table } from '../../../schema/schema-types';
+import type { Embed, FieldItem } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import { type NameVisibility, suggestName } from '../../../errors/name-hint';
 import { relationsNamed, relationsOf } from '../../../schema/relations';
@@ -19,14 +19,14 @@ export const MAX_EXPANSIONS = requestLimits.expansions;
 /** PostgreSQL's identifier limit (NAMEDATALEN - 1); an alias longer than this is truncated. */
 const MAX_IDENTIFIER_BYTES = 63;
 
-export function parseExpand(table: Table, text: string | undefined, selected: readonly Column[]): readonly Expansion[] {
+export function parseExpand(table: Table, text: string | undefined, selected: readonly Column[]): readonly Embed[] {
   if (text === undefined) return Object.freeze([]);
-  const expansions: Expansion[] = [];
+  const expansions: Embed[] = [];
   for (const entry of splitList(text, 'expand')) {
     const nested = entry.startsWith(NESTED);
     const name = nested ? entry.slice(NESTED.length) : entry;
     if (name === '') throw new GatewayError('PARSE_ERROR', 'The `expand` parameter has an empty relation name.', { hint: 'Write expand=rel1,nested:rel2.' });
-    if (expansions.some((e) => e.relation.name === name)) continue;
+    if (expansions.some((e) => e.key === name)) continue;
     const relation = resolveRelation(table, name, nested);
     if (Buffer.byteLength(name, 'utf8') > MAX_IDENTIFIER_BYTES) {
       // The name becomes a column alias, which PostgreSQL would silently truncate (NAMEDATALEN).
@@ -41,7 +41,7 @@ export function parseExpand(table: Table, text: string | undefined, selected: re
         hint: `Leave \`${clip(name)}\` out of select, or expand the relation by another of its names.`,
       });
     }
-    expansions.push(Object.freeze({ relation, select: relation.target.columns }));
+    expansions.push(embedOf(relation));
   }
   if (expansions.length > MAX_EXPANSIONS) {
     throw new GatewayError('PARSE_ERROR', `At most ${MAX_EXPANSIONS} relations can be expanded in one request.`, {
@@ -51,7 +51,17 @@ export function parseExpand(table: Table, text: string | undefined, selected: re
   return Object.freeze(expansions);
 }
 
-function resolveRelation(table: Table, name: string, nested: boolean): Expansion['relation'] {
+/**
+ * An expansion as an embed: the whole target table (each column a field keyed by its name, made
+ * by `*`, so a policy may narrow it), by the relation's foreign key, keyed by the relation's name.
+ */
+function embedOf(relation: Relation): Embed {
+  const items = relation.target.columns.map((column): FieldItem => Object.freeze({ kind: 'field', key: column.name, field: Object.freeze({ column, path: [] }), cast: null, aggregate: null, resultCast: null, fromStar: true }));
+  const node = Object.freeze({ table: relation.target, items: Object.freeze(items), explicitSelect: false, where: [], order: [], limit: null, offset: 0 });
+  return Object.freeze({ key: relation.name, spelled: relation.name, link: Object.freeze({ kind: 'fk' as const, relation }), cardinality: relation.cardinality, inner: false, spread: false, node });
+}
+
+function resolveRelation(table: Table, name: string, nested: boolean): Relation {
   const candidates = relationsNamed(table, name);
   if (candidates.length === 0) {
     // A relation is named only when the caller may read the table it leads to.

@@ -1,8 +1,9 @@
 /**
- * One query parameter -> one Filter. Two equivalent spellings (docs/querying.md, "Filters"):
- * key-style `col.op=value` and value-style `col=op.value`; no operator means `eq`.
+ * One query parameter -> one Condition (the command's one condition vocabulary). Two equivalent
+ * spellings (docs/querying.md, "Filters"): key-style `col.op=value` and value-style
+ * `col=op.value`; no operator means `eq`.
  */
-import type { Filter, FilterOp } from '../../../command/command';
+import type { Condition, FilterOp } from '../../../command/command';
 import { filterOps } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { Column, Table } from '../../../schema/schema-types';
@@ -19,12 +20,12 @@ export function splitKeyStyle(table: Table, key: string): { column: Column; op: 
   return column ? { column, op: key.slice(dot + 1) } : undefined;
 }
 
-export function parseKeyStyle(column: Column, op: string, raw: string): Filter {
+export function parseKeyStyle(column: Column, op: string, raw: string): Condition {
   if (!opSet.has(op)) throw unknownOperator(column, op);
   return build(column, op as FilterOp, raw, 'key');
 }
 
-export function parseValueStyle(column: Column, raw: string): Filter {
+export function parseValueStyle(column: Column, raw: string): Condition {
   if (raw === 'is_null') return build(column, 'is_null', 'true', 'value');
   const dot = raw.indexOf('.');
   if (dot > 0) {
@@ -34,7 +35,8 @@ export function parseValueStyle(column: Column, raw: string): Filter {
   return build(column, 'eq', raw, 'value');
 }
 
-function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'): Filter {
+function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'): Condition {
+  const field = { column, path: [] };
   if (column.compareType === null && needsTypeName(column, op)) {
     throw new GatewayError('PARSE_ERROR', `Column \`${column.name}\` is ${column.type}, a type the gateway's database role may not name, so \`${op}\` cannot compare values with it.`, {
       hint: "Grant the gateway's role USAGE on the schema of the column's type.",
@@ -49,21 +51,21 @@ function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'
           hint: `To match the literal text, write \`${column.name}=eq.${clip(raw)}\`.`,
         });
       }
-      return { column, op, value: list === '' ? [] : splitList(list, column.name) };
+      return { kind: 'in', field, values: list === '' ? [] : splitList(list, column.name), negate: false };
     }
     case 'is_null': {
       if (raw !== 'true' && raw !== 'false') throw new GatewayError('PARSE_ERROR', `The \`is_null\` filter on \`${column.name}\` takes true or false.`);
-      return { column, op, value: raw === 'true' };
+      return { kind: 'is', field, value: raw === 'true' ? 'null' : 'not_null', negate: false };
     }
     case 'like':
     case 'ilike':
-      return { column, op, value: likePattern(raw) };
+      return { kind: 'compare', field, op, value: likePattern(raw), negate: false };
     case 'contains':
       // A true array: int2vector, oidvector and the like have category 'A' but no `@>`.
       if (column.compareElementType === null) {
         throw new GatewayError('PARSE_ERROR', `The \`contains\` filter needs an array column; \`${column.name}\` is ${column.type}.`);
       }
-      return { column, op, value: raw };
+      return { kind: 'contains', field, value: raw, negate: false };
     case 'eq':
     case 'ne':
     case 'gt':
@@ -72,7 +74,7 @@ function build(column: Column, op: FilterOp, raw: string, style: 'key' | 'value'
     case 'lte':
       // `json` (unlike jsonb) has no comparison operators at all.
       if (column.type === 'json') throw new GatewayError('PARSE_ERROR', `Column \`${column.name}\` is json, which cannot be compared; store it as jsonb to filter on it.`);
-      return { column, op, value: raw };
+      return { kind: 'compare', field, op: op === 'ne' ? 'neq' : op, value: raw, negate: false };
   }
 }
 

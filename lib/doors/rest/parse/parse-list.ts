@@ -4,7 +4,7 @@
  * key-style: `limit.eq=5`).
  */
 import type { Column, Table } from '../../../schema/schema-types';
-import type { ExportFormat, Filter, ListCommand, ParentScope, Search, SortKey } from '../../../command/command';
+import type { Condition, ExportFormat, ListCommand, OrderTerm, ParentScope, Search } from '../../../command/command';
 import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { CursorCodec } from '../../../pipeline/cursor-codec';
@@ -34,7 +34,7 @@ export function parseList(
   accept: ExportFormat = 'json',
 ): ListCommand {
   const reserved = new Map<Reserved, string>();
-  const filters: Filter[] = [];
+  const filters: Condition[] = [];
   checkLimit('filters', countFilters(query, reservedSet), 'filter parameters');
   for (const [key, raw] of query) {
     if (reservedSet.has(key)) {
@@ -50,13 +50,13 @@ export function parseList(
   const selectText = reserved.get('select');
   const select = distinct ? distinctSelect(table, distinct, selectText) : parseSelect(table, selectText);
   const sort = parseSort(table, reserved.get('sort'));
-  if (distinct && sort.some((k) => k.column !== distinct)) {
+  if (distinct && sort.some((k) => k.field.column !== distinct)) {
     throw new GatewayError('PARSE_ERROR', `With \`distinct=${distinct.name}\` the rows can only be sorted by \`${distinct.name}\`.`);
   }
 
   const tieBreaker: readonly Column[] = distinct ? [distinct] : table.primaryKey;
-  const order: SortKey[] = [...sort];
-  for (const column of tieBreaker) if (!order.some((k) => k.column === column)) order.push({ column, descending: false });
+  const order: OrderTerm[] = [...sort];
+  for (const column of tieBreaker) if (!order.some((k) => k.field.column === column)) order.push(sortKey(column, false));
 
   const requested = parseInteger(reserved.get('limit'), 'limit');
   const exportFormat = exportOf(accept, requested, config);
@@ -137,13 +137,13 @@ export function countFilters(query: readonly (readonly [string, string])[], rese
 }
 
 /** One non-reserved query parameter -> a filter on a column (either spelling); else UNKNOWN_COLUMN. */
-export function parseFilterParameter(table: Table, key: string, raw: string): Filter {
+export function parseFilterParameter(table: Table, key: string, raw: string): Condition {
   const filter = parseFilterSpelling(table, key, raw);
-  if (filter.op === 'in') checkLimit('inItems', filter.value.length, `items in the \`in\` list of \`${filter.column.name}\``);
+  if (filter.kind === 'in') checkLimit('inItems', filter.values.length, `items in the \`in\` list of \`${filter.field.column.name}\``);
   return filter;
 }
 
-function parseFilterSpelling(table: Table, key: string, raw: string): Filter {
+function parseFilterSpelling(table: Table, key: string, raw: string): Condition {
   const column = table.columnsByName.get(key);
   if (column) return parseValueStyle(column, raw);
   const keyStyle = splitKeyStyle(table, key);
@@ -182,23 +182,28 @@ function distinctSelect(table: Table, distinct: Column, text: string | undefined
 }
 
 /** `sort=a,-b,c:asc,d:desc`; an entry that is exactly a column name is that column. */
-export function parseSort(table: Table, text: string | undefined): SortKey[] {
+/** A sort key of the default grammar: a column of the table, nulls in PostgreSQL's default place. */
+function sortKey(column: Column, descending: boolean): OrderTerm {
+  return { field: { column, path: [] }, embed: null, descending, nulls: null };
+}
+
+export function parseSort(table: Table, text: string | undefined): OrderTerm[] {
   if (text === undefined) return [];
   const entries = splitList(text, 'sort');
   checkLimit('sortKeys', entries.length, 'entries in `sort`');
   return entries.map((entry) => {
     if (entry === '') throw new GatewayError('PARSE_ERROR', 'The `sort` parameter has an empty entry.', { hint: 'Write sort=col,-col2 or sort=col:desc.' });
     const exact = table.columnsByName.get(entry);
-    if (exact) return { column: exact, descending: false };
-    if (entry.startsWith('-')) return { column: resolveColumn(table, entry.slice(1), '`sort`'), descending: true };
+    if (exact) return sortKey(exact, false);
+    if (entry.startsWith('-')) return sortKey(resolveColumn(table, entry.slice(1), '`sort`'), true);
     const colon = entry.lastIndexOf(':');
     if (colon > 0) {
       const direction = entry.slice(colon + 1);
       if (direction === 'asc' || direction === 'desc') {
-        return { column: resolveColumn(table, entry.slice(0, colon), '`sort`'), descending: direction === 'desc' };
+        return sortKey(resolveColumn(table, entry.slice(0, colon), '`sort`'), direction === 'desc');
       }
     }
-    return { column: resolveColumn(table, entry, '`sort`'), descending: false };
+    return sortKey(resolveColumn(table, entry, '`sort`'), false);
   });
 }
 
