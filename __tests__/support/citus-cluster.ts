@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { withClient } from './postgres-cluster';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 export const citusBinDir = '/usr/lib/postgresql/15/bin';
@@ -54,11 +55,14 @@ const CANDIDATES = [
 
 const ROWS = { users: 3, orders: 10, order_items: 20 } as const;
 
+const step = (what: string) => process.env.TABLEGATE_CITUS_DEBUG && process.stderr.write(`citus cluster: ${what} ${new Date().toISOString()}\n`);
+
 export async function startCitusCluster(): Promise<CitusCluster> {
   const node = () =>
     startPrivatePostgres({
       binDir: citusBinDir,
-      settings: { shared_preload_libraries: "'citus'", log_connections: 'off', max_connections: '100' },
+      // The server inherits the test's HOME: without sslmode=disable libpq would read its client certificate there.
+      settings: { shared_preload_libraries: "'citus'", 'citus.node_conninfo': "'sslmode=disable'", log_connections: 'off', max_connections: '100' },
       hba: ['host all all 127.0.0.1/32 trust'],
       setupSql: 'CREATE EXTENSION citus',
     });
@@ -69,11 +73,21 @@ export async function startCitusCluster(): Promise<CitusCluster> {
     await stopAll();
     throw (started.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason;
   }
+  step('nodes started');
   const [coordinator, ...workers] = servers as [PrivatePostgres, PrivatePostgres, PrivatePostgres];
   try {
     await coordinator.query('SELECT citus_set_coordinator_host($1, $2)', ['127.0.0.1', coordinator.port]);
+    step('coordinator host set');
     for (const w of workers) await coordinator.query('SELECT citus_add_node($1, $2)', ['127.0.0.1', w.port]);
-    await coordinator.query(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'citus', 'schema.sql'), 'utf8'));
+    step('workers added');
+    // One statement at a time: Citus propagates each DDL statement to the workers by its text.
+    const fixture = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'citus', 'schema.sql'), 'utf8').replace(/^--.*$/gm, '');
+    await withClient(coordinator.adminUrl, async (client) => {
+      for (const statement of fixture.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) {
+        await client.query(statement).catch((err: Error) => Promise.reject(new Error(`${statement}: ${err.message}`)));
+      }
+    });
+    step('schema loaded');
     const workerOf = async (tenant: string): Promise<number> => {
       const { rows } = await coordinator.query<{ nodeport: number }>(
         "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) WHERE p.shardid = get_shard_id_for_distribution_column('orders', $1::uuid)",
