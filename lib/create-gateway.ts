@@ -114,7 +114,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const defaults: Stages = {
     auth: createAuthStage(config),
     parse: door.parse,
-    policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
+    policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}), ...(config.tenantColumn === undefined ? {} : { tenantColumn: config.tenantColumn }) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
       ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),

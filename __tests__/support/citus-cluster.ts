@@ -40,6 +40,10 @@ export interface CitusCluster {
   readonly rows: { readonly users: number; readonly orders: number; readonly order_items: number };
   /** The worker (index in `workers`) that holds a tenant's shard of `orders`. */
   workerOf(tenant: string): Promise<number>;
+  /** The shard ids (of users, orders, order_items) the workers were sent statements on while `fn` ran. */
+  shardsTouched(fn: () => Promise<unknown>): Promise<Set<number>>;
+  /** The shard ids of a tenant's rows (one per distributed table). */
+  shardsOf(tenant: string): Promise<Set<number>>;
   stop(): Promise<void>;
 }
 
@@ -62,7 +66,8 @@ export async function startCitusCluster(): Promise<CitusCluster> {
     startPrivatePostgres({
       binDir: citusBinDir,
       // The server inherits the test's HOME: without sslmode=disable libpq would read its client certificate there.
-      settings: { shared_preload_libraries: "'citus'", 'citus.node_conninfo': "'sslmode=disable'", log_connections: 'off', max_connections: '100' },
+      // log_statement: the tests read on the workers which shards a request touched (shardsTouched).
+      settings: { shared_preload_libraries: "'citus'", 'citus.node_conninfo': "'sslmode=disable'", log_connections: 'off', max_connections: '100', log_statement: "'all'" },
       hba: ['host all all 127.0.0.1/32 trust'],
       setupSql: 'CREATE EXTENSION citus',
     });
@@ -121,6 +126,24 @@ export async function startCitusCluster(): Promise<CitusCluster> {
       tenants,
       rows: ROWS,
       workerOf,
+      async shardsTouched(fn) {
+        const marks = workers.map((w) => w.logMark());
+        await fn();
+        // The log is written by the server process: give it a moment to reach the file.
+        await new Promise((r) => setTimeout(r, 300));
+        const touched = new Set<number>();
+        workers.forEach((w, i) => {
+          for (const m of w.logSince(marks[i]!).matchAll(/\b(?:users|orders|order_items)_(\d{6,})\b/g)) touched.add(Number(m[1]));
+        });
+        return touched;
+      },
+      async shardsOf(tenant) {
+        const { rows } = await coordinator.query<{ id: string }>(
+          "SELECT get_shard_id_for_distribution_column(t, $1::uuid)::text AS id FROM unnest(ARRAY['users', 'orders', 'order_items']::regclass[]) AS t",
+          [tenant],
+        );
+        return new Set(rows.map((r) => Number(r.id)));
+      },
       stop: stopAll,
     };
   } catch (err) {
