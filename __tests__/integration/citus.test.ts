@@ -110,7 +110,7 @@ run('tablegate on Citus', () => {
     expect(expanded.body.data.every((o: { users: { tenant_id: string } }) => o.users.tenant_id === A)).toBe(true);
     const count = await a.get('/api/orders/aggregate?fn=count');
     expect(count.status).toBe(200);
-    expect(Number(count.body.value)).toBe(cluster.rows.orders);
+    expect(Number(count.body.data.value)).toBe(cluster.rows.orders);
     const exported = await a.get('/api/orders?limit=1000').set('Accept', 'application/x-ndjson');
     expect(exported.status).toBe(200);
     const lines = exported.text.trim().split('\n').map((l) => JSON.parse(l));
