@@ -46,6 +46,8 @@ const directOnly = [
   '<rootDir>/__tests__/integration/many-instances.test.ts',
   // Private primary and standbys of their own.
   '<rootDir>/__tests__/integration/read-replicas.test.ts',
+  // A Citus coordinator and two workers of their own.
+  '<rootDir>/__tests__/integration/citus.test.ts',
   // Reads its own session's prepared statements and plan counts; sessions are shared behind PgBouncer.
   '<rootDir>/__tests__/integration/list-plan-cache.test.ts',
   // npm pack, tsc and an npm install of express 4 into consumer projects; what they check does not depend on a pooler.

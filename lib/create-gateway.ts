@@ -13,7 +13,8 @@ import type { ResolvedConfig } from './pipeline/resolved-config';
 import { howToSet, resolveConfig } from './config/resolve-config';
 import { checkRole } from './db/check-role';
 import { warnAboutRowSecurity } from './db/check-row-security';
-import { createDatabase } from './db/create-database';
+import { createDatabase, type Topology } from './db/create-database';
+import { detectCitus } from './db/detect-citus';
 import { createPool } from './db/create-pool';
 import { DatabaseUnreachableError, toDatabaseUnreachable } from './db/database-unreachable-error';
 import { createConnectionPolicy } from './db/connection/create-connection-policy';
@@ -113,7 +114,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const defaults: Stages = {
     auth: createAuthStage(config),
     parse: door.parse,
-    policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}) }),
+    policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}), ...(config.tenantColumn === undefined ? {} : { tenantColumn: config.tenantColumn }) }),
     allowList: createAllowListStage({
       ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
       ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),
@@ -137,7 +138,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // would then crash the process (docs/security.md, "When the database restarts").
   const unguardPool = ownsPool ? undefined : guardPool(pool);
   const namedStatements = new NamedStatements(config.preparedStatements, howToSet(config, 'preparedStatements', false));
-  const db = createDatabase(pool, { ...config, namedStatements });
+  // Filled in at `ready` (detectCitus): on Citus the context also travels by SET LOCAL (docs/citus.md).
+  const topology: Topology = { distributed: false };
+  const db = createDatabase(pool, { ...config, namedStatements, topology });
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
   const replicas = createReadRouting(config, pool, db, options.gss);
   const drain = new Drain();
@@ -199,6 +202,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     watcher = mine;
     try {
       await checkRole(pool, config.allowRlsBypassRole, howToSet(config, 'allowRlsBypassRole', true));
+      topology.distributed = await detectCitus(pool);
+      if (topology.distributed) log('Citus coordinator: the tenant context is also sent by SET LOCAL to the workers (docs/citus.md)');
       // Behind a transaction-mode pooler that loses them, switch before the first request (docs/scaling-out.md).
       if (namedStatements.enabled) {
         // A check that fails proves nothing: statements stay named, and a request that meets a lost one still switches.

@@ -287,6 +287,12 @@ const gatewayRows = {
     expects: 'a text search configuration name such as english or pg_catalog.english',
     description: 'Text search configuration for `search`; the server default when unset.',
   },
+  tenantColumn: {
+    key: 'tenant_column', default: undefined, secret: false, example: 'tenant_id',
+    schema: { type: 'string', minLength: 1, maxLength: 63 },
+    expects: 'a column name such as tenant_id',
+    description: 'On every table with this column, reads and writes also filter it by the caller\'s tenant (a bound parameter; RLS stays the enforcer), and keys that start with it are addressed without it. See docs/citus.md.',
+  },
   poolMax: {
     key: 'pool_max', schema: integer(1), default: 10, secret: false,
     description: 'Most connections in the pool the gateway creates (ignored for a given pool).',

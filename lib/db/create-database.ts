@@ -18,6 +18,7 @@ import { locateFailingRow } from './locate-failing-row';
 import { isLostStatementError, type NamedStatements } from './named-statements';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
 import { searchPathOf } from './search-path';
+import { distributedContextStatements } from './distributed-context';
 
 /**
  * How long past statement_timeout a request waits for the database's answer before the connection
@@ -26,11 +27,20 @@ import { searchPathOf } from './search-path';
  */
 export const answerGraceMs = 5000;
 
+/**
+ * What `ready` found the database to be: `distributed` once it is a Citus coordinator (docs/citus.md),
+ * when every transaction also carries its context by SET LOCAL (distributed-context.ts).
+ */
+export interface Topology {
+  distributed: boolean;
+}
+
 export function createDatabase(
   pool: pg.Pool,
-  options: { statementTimeoutMs: number; exportStatementTimeoutMs?: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[]; maxResponseBytes?: number },
+  options: { statementTimeoutMs: number; exportStatementTimeoutMs?: number; namedStatements: NamedStatements; schemas: readonly string[]; extraSearchPath: readonly string[]; maxResponseBytes?: number; topology?: Topology },
 ): Database {
   const { statementTimeoutMs, namedStatements } = options;
+  const topology: Topology = options.topology ?? { distributed: false };
   const searchPath = searchPathOf(options.schemas, options.extraSearchPath);
   // No statement_timeout (0): no bound either, since a statement may legitimately run that long.
   const deadlineMs = statementTimeoutMs > 0 ? statementTimeoutMs + answerGraceMs : 0;
@@ -57,6 +67,7 @@ export function createDatabase(
               ...(plan.request ? { request: plan.request } : {}),
               ...(plan.estimate ? { estimate: plan.estimate.query } : {}),
               ...(plan.trace ? { trace: plan.trace } : {}),
+              ...(topology.distributed ? { distributed: true } : {}),
             },
             plan.query,
             prepareValue,
@@ -68,6 +79,9 @@ export function createDatabase(
       } catch (err) {
         // A connection-level failure leaves the connection unusable: release() discards it.
         failure = err;
+        // On Citus the batch is an explicit block, left aborted by the error: rolled back here, or
+        // the connection is not reused.
+        if (topology.distributed && !lease.timedOut) await client.query('ROLLBACK').catch(() => lease.discard());
         if (lease.timedOut) {
           throw new GatewayError('SERVICE_UNAVAILABLE', 'The database did not answer in time.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
         }
@@ -90,6 +104,7 @@ export function createDatabase(
         statementTimeoutMs: options.exportStatementTimeoutMs ?? statementTimeoutMs,
         searchPath,
         ...(plan.trace ? { trace: plan.trace } : {}),
+        ...(topology.distributed ? { distributed: true } : {}),
       };
       return openExportCursor(pool, settings, plan.query, plan.shape);
     },
@@ -100,8 +115,11 @@ export function createDatabase(
       const lease = await checkOut(pool, deadlineMs);
       let failed = false;
       try {
-        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, searchPath, readOnly: false });
-        return await locateFailingRow(lease.client, context, probe, isRowError);
+        const settings = { tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, searchPath, readOnly: false };
+        const context = contextQuery(settings);
+        // On Citus the context again by SET LOCAL, in the probe's transaction (distributed-context.ts).
+        const distributed = topology.distributed ? distributedContextStatements(settings).join('; ') : undefined;
+        return await locateFailingRow(lease.client, context, probe, isRowError, distributed);
       } catch {
         // Probing is best effort; a connection that failed mid-transaction is not reused.
         failed = true;

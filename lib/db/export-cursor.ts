@@ -24,6 +24,7 @@ import type pg from 'pg';
 import type { CompiledQuery } from '../sql/sql';
 import type { ExportBatch, RowStream } from '../pipeline/row-stream';
 import { checkOut, type Lease } from './check-out';
+import { distributedContextStatements } from './distributed-context';
 import { ExportRowEncoder, type EncoderShape } from './export-row-encoder';
 import { contextQuery, sessionResetText, type TransactionSettings } from './pipelined-transaction';
 import { RawRowQuery } from './raw-row-query';
@@ -82,6 +83,8 @@ class ExportCursor implements RowStream {
       await this.client.query('BEGIN READ ONLY');
       const context = contextQuery({ ...settings, readOnly: true });
       await this.client.query({ text: context.text, values: [...context.values] });
+      // On Citus, the context again by SET LOCAL, which reaches the workers (distributed-context.ts).
+      if (settings.distributed) await this.client.query(distributedContextStatements(settings).join('; '));
       // The plan's text comes from compile (lib/sql/sql.ts): every value is one of its parameters.
       await this.client.query({ text: `DECLARE tablegate_export NO SCROLL CURSOR FOR ${query.text}`, values: [...query.values] });
     } catch (err) {

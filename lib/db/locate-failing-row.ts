@@ -18,7 +18,8 @@ import type { CompiledQuery } from '../sql/sql';
 import { sessionResetText } from './pipelined-transaction';
 
 /**
- * `context` sets the caller's tenant context (the same statement the batch ran after).
+ * `context` sets the caller's tenant context (the same statement the batch ran after);
+ * `distributedContext`, on Citus, its SET LOCAL statements (distributed-context.ts).
  * `isRowError` says whether a probe's error is a row's fault; any other error (a timeout, a
  * lost connection) stops the search, and the caller reports the batch's own error unchanged.
  */
@@ -27,10 +28,12 @@ export async function locateFailingRow(
   context: CompiledQuery,
   probe: RowProbe,
   isRowError: (err: unknown) => boolean,
+  distributedContext?: string,
 ): Promise<FailingRow | undefined> {
   await client.query('BEGIN');
   try {
     await client.query(context.text, context.values as unknown[]);
+    if (distributedContext !== undefined) await client.query(distributedContext);
     await client.query('SAVEPOINT tablegate_probe');
     // Invariant: the first `ok` rows insert; the first `failing` rows do not.
     let ok = 0;

@@ -35,6 +35,7 @@ import { randomInt } from 'node:crypto';
 import type { CompiledQuery } from '../sql/sql';
 import type { RequestSettings } from '../pipeline/database';
 import { BinaryRowTap, type BinaryRows } from './binary-row-tap';
+import { distributedContextStatements } from './distributed-context';
 
 /** The subset of pg's internal Connection used here (pg/lib/connection.js). */
 interface Connection {
@@ -77,6 +78,13 @@ export interface TransactionSettings {
   readonly estimate?: CompiledQuery;
   /** The database span's trace context, when tracing is on (docs/observability.md). */
   readonly trace?: { readonly traceId: string; readonly traceparent: string };
+  /**
+   * The database is a Citus coordinator (docs/citus.md): the batch is an explicit transaction
+   * block (BEGIN ... COMMIT) whose context is also set by SET LOCAL, which Citus forwards to the
+   * workers (distributed-context.ts). After a failed batch the block is left aborted: the
+   * caller rolls it back before the connection is reused.
+   */
+  readonly distributed?: boolean;
 }
 
 
@@ -212,6 +220,8 @@ export class PipelinedTransaction {
   private statementIndex = 0;
   /** Which statement of the batch is the plan's: after the context, and the estimate if any. */
   private readonly planIndex: number;
+  /** On Citus: the SET LOCAL statements that carry the context to the workers. */
+  private readonly distributedContext: readonly string[];
   private estimateText: string | undefined;
   private done = false;
   /** The plan statement this batch parsed, forgotten again if the batch fails. */
@@ -229,7 +239,9 @@ export class PipelinedTransaction {
     // Unnamed when prepared statements are off: pg then records nothing for this query.
     this.name = settings.prepared ? statement.name : '';
     this.text = statement.text;
-    this.planIndex = settings.estimate ? 2 : 1;
+    this.distributedContext = settings.distributed ? distributedContextStatements(settings) : [];
+    // On Citus, BEGIN and the SET LOCALs come before the estimate and the plan statement.
+    this.planIndex = (settings.distributed ? 2 + this.distributedContext.length : 1) + (settings.estimate ? 1 : 0);
   }
 
   submit(connection: Connection): null {
@@ -243,8 +255,11 @@ export class PipelinedTransaction {
       }
       // Before any Execute, so that an error in the batch cannot skip these Parses.
       if (settings.prepared) this.prepareReset(connection);
+      // Citus forwards SET LOCAL only inside a transaction block (distributed-context.ts).
+      if (settings.distributed) this.unnamed(connection, 'BEGIN');
       connection.bind({ portal: '', statement: this.name, values: context });
       connection.execute({ portal: '', rows: 0 });
+      for (const text of this.distributedContext) this.unnamed(connection, text);
       // Unnamed: asked for rarely, and its text differs with every filter.
       if (settings.estimate) {
         connection.parse({ text: settings.estimate.text, name: '', types: [] });
@@ -268,7 +283,12 @@ export class PipelinedTransaction {
       // The reset: skipped by PostgreSQL if anything before it failed.
       for (const reset of resetStatements) this.run(connection, reset.name, reset.text, []);
       if (settings.readOnly) this.run(connection, unlockStatement.name, unlockStatement.text, []);
-      else this.run(connection, this.name, this.text, context);
+      else {
+        this.run(connection, this.name, this.text, context);
+        // RESET ALL reached the workers too; deferred triggers there see the context again.
+        for (const text of this.distributedContext) this.unnamed(connection, text);
+      }
+      if (settings.distributed) this.unnamed(connection, 'COMMIT');
       connection.sync();
     } finally {
       connection.stream.uncork?.();
@@ -280,6 +300,13 @@ export class PipelinedTransaction {
   private run(connection: Connection, name: string, text: string, values: readonly unknown[]): void {
     if (!this.settings.prepared) connection.parse({ text, name: '', types: [] });
     connection.bind({ portal: '', statement: this.settings.prepared ? name : '', values });
+    connection.execute({ portal: '', rows: 0 });
+  }
+
+  /** Parse, Bind and Execute of an unnamed statement without parameters or rows we keep. */
+  private unnamed(connection: Connection, text: string): void {
+    connection.parse({ text, name: '', types: [] });
+    connection.bind({ portal: '', statement: '', values: [] });
     connection.execute({ portal: '', rows: 0 });
   }
 
@@ -329,7 +356,7 @@ export class PipelinedTransaction {
     // Only the plan's statement (the second, or third after an estimate) returns rows we want. In
     // binary mode pg's text decoding of the fields is lossy; the tap holds their bytes.
     if (this.statementIndex === this.planIndex && !this.tap) this.rows.push(msg.fields);
-    else if (this.statementIndex === 1 && this.planIndex === 2) this.estimateText = msg.fields[0] ?? undefined;
+    else if (this.settings.estimate && this.statementIndex === this.planIndex - 1) this.estimateText = msg.fields[0] ?? undefined;
   }
 
   handleCommandComplete(): void {

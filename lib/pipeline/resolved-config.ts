@@ -86,6 +86,11 @@ export interface ResolvedConfig {
   readonly cursorSecret: string | undefined;
   /** Text search configuration for `search` (e.g. `english`); server default when unset. */
   readonly searchConfig: string | undefined;
+  /**
+   * The tenant column (docs/citus.md, "tenant_column"): on every table that has it, commands are
+   * narrowed to the caller's tenant and keys starting with it are addressed without it; unset = off.
+   */
+  readonly tenantColumn: string | undefined;
   readonly poolMax: number;
   readonly poolConnectionTimeoutMs: number;
   /** Named prepared statements, cached per connection; off for poolers that cannot keep them. */

@@ -116,7 +116,13 @@ export interface RawSchema {
 const RELATION_FILTER = `
   n.nspname = ANY($1::text[])
   AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-  AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`;
+  AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+  AND NOT EXISTS (
+    -- Citus's own views and tables (citus_tables, citus_schemas, ...: members of its extensions)
+    -- are its catalog, not the application's data (docs/citus.md). Without Citus this matches nothing.
+    SELECT 1 FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+    WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.refclassid = 'pg_extension'::regclass
+      AND d.deptype = 'e' AND e.extname IN ('citus', 'citus_columnar'))`;
 
 const RELATIONS_SQL = `
 SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,

@@ -22,6 +22,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     requireAuth: true,
     defaultLimit: 100,
     maxLimit: 1000,
+    tenantColumn: undefined,
     maxRequestBodyBytes: 1048576,
     maxResponseBytes: 67108864,
     maxBatchSize: 1000,

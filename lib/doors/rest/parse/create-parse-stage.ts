@@ -65,9 +65,9 @@ export function createParseStage(cursors: CursorCodec): Stages['parse'] {
       return second === 'aggregate' ? parseAggregate(table, request.query) : parseExplain(table, request.query, config, cursors);
     }
     if (third === undefined) {
-      if (method === 'GET') return parseGet(table, request);
+      if (method === 'GET') return parseGet(table, request, config.tenantColumn);
       if (method === 'PATCH') return parseUpdate(table, request, config);
-      if (method === 'DELETE') return parseDelete(table, request);
+      if (method === 'DELETE') return parseDelete(table, request, config.tenantColumn);
       throw methodNotAllowed(request.method, ['GET', 'HEAD', 'PATCH', 'DELETE']);
     }
     if (method !== 'GET') throw methodNotAllowed(request.method, ['GET', 'HEAD']);

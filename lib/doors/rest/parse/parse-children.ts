@@ -20,7 +20,7 @@ import { clip, resolveTable } from '../../shared/resolve-names';
 
 export function parseChildren(schema: SchemaCache, parent: Table, request: GatewayRequest, config: ResolvedConfig, cursors: CursorCodec, accept: ExportFormat = 'json'): ListCommand {
   const childName = request.segments[2] ?? '';
-  const key = parseKey(parent, request.rawSegments[1] ?? '');
+  const key = parseKey(parent, request.rawSegments[1] ?? '', config.tenantColumn);
   const candidates = relationsNamed(parent, childName).filter((c) => c.relation.direction === 'reverse');
   if (candidates.length === 0) {
     const child = resolveTable(schema, childName); // 404 for an unknown table

@@ -9,8 +9,8 @@ import type { Table } from '../../../schema/schema-types';
 import { parseKey } from './parse-key';
 import { parseReturning } from './parse-returning';
 
-export function parseDelete(table: Table, request: GatewayRequest): DeleteCommand {
-  const key = parseKey(table, request.rawSegments[1] ?? '');
+export function parseDelete(table: Table, request: GatewayRequest, tenantColumn?: string): DeleteCommand {
+  const key = parseKey(table, request.rawSegments[1] ?? '', tenantColumn);
   const { returning, explicitReturning } = parseReturning(table, request.query);
   return Object.freeze({ kind: 'delete', table, key, returning, explicitReturning });
 }

@@ -10,7 +10,7 @@ import { clip } from '../../shared/resolve-names';
 const parameters = ['select', 'expand'] as const;
 
 /** `GET /{table}/:id?select=&expand=` -> GetCommand. */
-export function parseGet(table: Table, request: GatewayRequest): GetCommand {
+export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: string): GetCommand {
   const given = new Map<string, string>();
   for (const [key, value] of request.query) {
     if (!(parameters as readonly string[]).includes(key)) {
@@ -26,7 +26,7 @@ export function parseGet(table: Table, request: GatewayRequest): GetCommand {
     table,
     select,
     explicitSelect: selectText !== undefined,
-    key: parseKey(table, request.rawSegments[1] ?? ''),
+    key: parseKey(table, request.rawSegments[1] ?? '', tenantColumn),
     expand: parseExpand(table, given.get('expand'), select),
   });
 }

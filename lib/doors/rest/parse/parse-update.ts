@@ -15,8 +15,8 @@ import { parseReturning } from './parse-returning';
 import { resolveBodyColumns } from '../../shared/resolve-body-columns';
 import { bodyRowsOf } from '../../shared/body-rows';
 
-export function parseUpdate(table: Table, request: GatewayRequest, _config: ResolvedConfig): UpdateCommand {
-  const key = parseKey(table, request.rawSegments[1] ?? '');
+export function parseUpdate(table: Table, request: GatewayRequest, config: ResolvedConfig): UpdateCommand {
+  const key = parseKey(table, request.rawSegments[1] ?? '', config.tenantColumn);
   const body = parseJsonBody(request);
   if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
     throw new GatewayError('PARSE_ERROR', 'A PATCH body must be a JSON object of the columns to change.');
