@@ -30,7 +30,8 @@ export interface OpenStream {
 export interface Refused {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
-  readonly body: { error?: { code?: string; message?: string } } & Record<string, unknown>;
+  /** The error body (docs/errors.md): `code`, `message`, ... */
+  readonly body: { code?: string; message?: string } & Record<string, unknown>;
 }
 
 export function openEventStream(url: string, headers: Record<string, string>): Promise<OpenStream | Refused> {

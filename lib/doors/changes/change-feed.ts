@@ -119,11 +119,12 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
   });
 
   async function processBatch(transactions: readonly ChangeTransaction[]): Promise<void> {
+    const now = Date.now();
+    prune(now);
     const pending = joins;
     joins = [];
     for (const join of pending) await admit(join);
     const changes = transactions.flatMap((t) => t.changes);
-    const now = Date.now();
     const newest = transactions[transactions.length - 1];
     stats.lagSeconds = newest ? Math.max(0, (now - newest.commitTime) / 1000) : 0;
     if (changes.length === 0) return;
@@ -134,6 +135,11 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
   function retain(changes: readonly RowChange[], now: number): void {
     for (const change of changes) retained.push({ at: now, change });
     head = changes[changes.length - 1]!.id;
+    prune(now);
+  }
+
+  /** Drops what is older than retention_s (or past the count bound); the horizon moves past it. */
+  function prune(now: number): void {
     const oldest = now - feed.retentionS * 1000;
     let drop = 0;
     while (drop < retained.length && (retained[drop]!.at < oldest || retained.length - drop > maxRetainedChanges)) drop++;
