@@ -6,6 +6,9 @@
  * role with REPLICATION and nothing else. The publication and replica identity come from the
  * install script (lib/cli/change-feed-sql.ts), run as the owner.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
@@ -262,6 +265,25 @@ run('change feed: GET /{table}/_changes (private PostgreSQL, wal_level = logical
       const ids = a.events.filter((e) => e.id !== undefined).map((e) => e.id!);
       expect([...ids].sort()).toEqual(ids);
     }, 60_000);
+  });
+
+  it('the allow-list sees a subscription as its own pattern', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-feed-'));
+    const file = path.join(dir, 'allow-list.txt');
+    fs.writeFileSync(file, 'GET orders status=eq\nGET notes/_changes\n');
+    const listed = await startApp({ slotName: 'tg_allow' }, { allowListPath: file });
+    try {
+      const h = { Accept: 'text/event-stream', Authorization: `Bearer ${tokenA}` };
+      // The list's pattern is listed, its live changes are not.
+      const refusedFeed = await refused('orders/_changes?status=eq.open', h, listed);
+      expect(refusedFeed.status).toBe(403);
+      expect(refusedFeed.body.code).toBe('QUERY_NOT_ALLOWED');
+      expect(refusedFeed.body['details']).toEqual({ pattern: 'GET orders/_changes status=eq' });
+      await subscribe('notes/_changes', tokenA, {}, listed);
+    } finally {
+      await listed.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('commit order, whole transactions, nothing from a rollback', async () => {
