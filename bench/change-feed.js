@@ -135,43 +135,8 @@ function writer(pool, counts) {
   };
 }
 
-async function scenario(kind, urls, admin) {
-  const slot = `bench_${kind.replace(/-/g, '_')}`;
-  const server = await spawnServer(__filename, kind, { ...urls, slot });
-  const latencies = [];
-  let received = 0;
-  const streams = [];
-  let measuring = false;
-  const expectedPer = []; // [tenant, shape] per subscriber
-  for (let i = 0; i < SUBSCRIBERS; i++) {
-    const tenant = TENANTS[i % TENANT_COUNT];
-    const shape = SHAPES[Math.floor(i / TENANT_COUNT) % SHAPES.length];
-    expectedPer.push([tenant, shape]);
-    streams.push(await subscribe(server.base, shape, token(tenant, kind === 'per-subscriber', i), (event, data) => {
-      if (!measuring || event !== 'insert') return;
-      received++;
-      const sent = /"sent_at":(\d+)/.exec(data);
-      if (sent) latencies.push(Date.now() - Number(sent[1]));
-    }));
-  }
-  const pool = new pg.Pool({ connectionString: admin, max: 2 });
-  const counts = new Map();
-  const warm = writer(pool, new Map());
-  await new Promise((r) => setTimeout(r, 3000));
-  await warm();
-  await new Promise((r) => setTimeout(r, 1000));
-  const statementsBefore = await metric(server.base, 'tablegate_change_feed_authorization_statements_total');
-  measuring = true;
-  const stop = writer(pool, counts);
-  const started = Date.now();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  await stop();
-  const elapsed = (Date.now() - started) / 1000;
-  await new Promise((r) => setTimeout(r, 3000)); // drain
-  measuring = false;
-  const statements = (await metric(server.base, 'tablegate_change_feed_authorization_statements_total')) - statementsBefore;
-  const groups = await metric(server.base, 'tablegate_change_feed_groups');
-  const memory = await metric(server.base, 'process_resident_memory_bytes');
+/** Events the subscribers should get for the rows counted in `counts` (tenant|status -> rows). */
+function expectedEvents(expectedPer, counts) {
   let expected = 0;
   for (const [tenant, shape] of expectedPer) {
     for (const status of STATUSES) {
@@ -180,13 +145,61 @@ async function scenario(kind, urls, admin) {
       expected += counts.get(`${tenant}|${status}`) || 0;
     }
   }
+  return expected;
+}
+
+async function scenario(kind, urls, admin) {
+  const slot = `bench_${kind.replace(/-/g, '_')}`;
+  const server = await spawnServer(__filename, kind, { ...urls, slot });
+  console.error(`${kind}: server up, subscribing`);
+  const latencies = [];
+  let received = 0;
+  const streams = [];
+  const window = { from: 0, to: Infinity };
+  const expectedPer = []; // [tenant, shape] per subscriber
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const tenant = TENANTS[i % TENANT_COUNT];
+    const shape = SHAPES[Math.floor(i / TENANT_COUNT) % SHAPES.length];
+    expectedPer.push([tenant, shape]);
+    streams.push(await subscribe(server.base, shape, token(tenant, kind === 'per-subscriber', i), (event, data) => {
+      if (window.from === 0 || event !== 'insert') return;
+      const sent = Number(/"sent_at":(\d+)/.exec(data)[1]);
+      // Only rows written in the measured window count (a lagging feed still delivers older ones).
+      if (sent < window.from || sent > window.to) return;
+      received++;
+      latencies.push(Date.now() - sent);
+    }));
+  }
+  const pool = new pg.Pool({ connectionString: admin, max: 2 });
+  console.error(`${kind}: ${streams.length} streams open, writing`);
+  const counts = new Map();
+  const warm = writer(pool, new Map());
+  await new Promise((r) => setTimeout(r, 3000));
+  await warm();
+  await new Promise((r) => setTimeout(r, 1000));
+  const statementsBefore = await metric(server.base, 'tablegate_change_feed_authorization_statements_total');
+  window.from = Date.now();
+  const stop = writer(pool, counts);
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const statementsInWindow = (await metric(server.base, 'tablegate_change_feed_authorization_statements_total')) - statementsBefore;
+  await stop();
+  window.to = Date.now();
+  const elapsed = (Date.now() - started) / 1000;
+  const expected = expectedEvents(expectedPer, counts);
+  // Drain: until every expected event arrived, or 30 s (a feed that fell behind shows it here).
+  const drainEnd = Date.now() + 30_000;
+  while (received < expected && Date.now() < drainEnd) await new Promise((r) => setTimeout(r, 100));
+  const statements = statementsInWindow;
+  const groups = await metric(server.base, 'tablegate_change_feed_groups');
+  const memory = await metric(server.base, 'process_resident_memory_bytes');
   const written = [...counts.values()].reduce((a, b) => a + b, 0);
   latencies.sort((a, b) => a - b);
   for (const s of streams) s.destroy();
   await pool.end();
   await server.stop();
   await new pg.Pool({ connectionString: admin, max: 1 }).query('SELECT pg_drop_replication_slot($1)', [slot]).catch(() => undefined);
-  return { kind, subscribers: SUBSCRIBERS, groups, changesPerSecond: Math.round(written / elapsed), received, expected, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statementsPerSecond: Math.round(statements / elapsed), rssMb: Math.round(memory / 1048576) };
+  return { kind, subscribers: SUBSCRIBERS, groups, changesPerSecond: Math.round(written / elapsed), received, expected, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), drainedS: Math.round((Date.now() - window.to) / 100) / 10, statementsPerSecond: Math.round(statements / elapsed), rssMb: Math.round(memory / 1048576) };
 }
 
 async function restart(urls, admin, database) {
@@ -222,9 +235,16 @@ async function restart(urls, admin, database) {
   await database.restart();
   const up = Date.now();
   // The first row committed after the restart: when every subscriber has it, the feed resumed.
-  const { rows } = await pool.query(`INSERT INTO bench.orders (tenant_id, status, total, sent_at) VALUES ($1, 'open', 1, 0) RETURNING id`, [TENANTS[0]]);
-  ids.add(rows[0].id);
-  const firstAfter = rows[0].id;
+  let firstAfter;
+  while (firstAfter === undefined) {
+    try {
+      const { rows } = await pool.query(`INSERT INTO bench.orders (tenant_id, status, total, sent_at) VALUES ($1, 'open', 1, 0) RETURNING id`, [TENANTS[0]]);
+      ids.add(rows[0].id);
+      firstAfter = rows[0].id;
+    } catch {
+      // a pooled connection the restart ended
+    }
+  }
   while ([...Array(100).keys()].some((i) => !seen.has(`${i}|${firstAfter}`))) await new Promise((r) => setTimeout(r, 10));
   const resumedMs = Date.now() - up;
   await new Promise((r) => setTimeout(r, 2000));
