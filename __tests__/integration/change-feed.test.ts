@@ -15,6 +15,7 @@ import express from 'express';
 import request from 'supertest';
 import { Client } from 'pg';
 import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
+import { createClient, type ChangeEvent } from '../../lib/client';
 import { changeFeedScript } from '../../lib/cli/change-feed-sql';
 import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { isStream, openEventStream, type OpenStream, type SseEvent } from '../support/event-stream-client';
@@ -285,6 +286,37 @@ run('change feed: GET /{table}/_changes (private PostgreSQL, wal_level = logical
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('the typed client: subscribe() over fetch with the token, resumed with Last-Event-ID after its token expires', async () => {
+    // The first token expires in 2 s; the client asks for a new one when it reconnects.
+    let tokens = 0;
+    const token = () => signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member', exp: Math.floor(Date.now() / 1000) + (tokens++ === 0 ? 2 : 600) });
+    const client = createClient(`${app.url}/api`, { token });
+    const got: ChangeEvent[] = [];
+    const sub = client.from('orders').subscribe({ filters: { 'amount.lt': '1000' }, select: ['id', 'status'] }, (e) => got.push(e));
+    try {
+      const first = nextId++;
+      await waitFor(async () => {
+        await server.query(`INSERT INTO feed.orders VALUES ($1, $2, 'open', 5, NULL, NULL) ON CONFLICT (id) DO UPDATE SET amount = 5`, [first, TENANT_A]);
+        return got.some((e) => e.op !== 'reload' && e.op !== 'delete' && e.row['id'] === first);
+      }, 10_000);
+      // While the first token runs out and the client reconnects, more rows are committed.
+      const later: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const id = nextId++;
+        later.push(id);
+        await server.query(`INSERT INTO feed.orders VALUES ($1, $2, 'open', 5, NULL, NULL), ($3, $4, 'open', 5, NULL, NULL)`, [id, TENANT_A, nextId++, TENANT_B]);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      await waitFor(async () => later.every((id) => got.some((e) => e.op === 'insert' && e.row['id'] === id)), 15_000);
+      expect(tokens).toBeGreaterThanOrEqual(2);
+      const inserted = got.filter((e) => e.op === 'insert').map((e) => (e.op === 'insert' ? e.row['id'] : null));
+      expect(new Set(inserted).size).toBe(inserted.length);
+      for (const e of got) if (e.op === 'insert') expect(Object.keys(e.row).sort()).toEqual(['id', 'status']);
+    } finally {
+      sub.close();
+    }
+  }, 40_000);
 
   it('commit order, whole transactions, nothing from a rollback', async () => {
     const a = await subscribe('notes/_changes', tokenA);

@@ -4,6 +4,7 @@
  * per-table methods, all checked against a Database type. Types only; the run-time side is in
  * list-query.ts, table-client.ts and create-client.ts.
  */
+import type { ChangeEvent, SubscribeOptions, Subscription } from './subscribe-changes';
 import type { TablegateClientError } from './client-error';
 import type {
   ArgsOf,
@@ -170,6 +171,12 @@ export interface TableClient<D, T extends TableName<D>> extends ListQuery<D, T> 
     patch: UpdateOf<D, T>,
     options?: ReturningOptions<C>,
   ): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
+
+  /**
+   * `GET /{table}/_changes` (docs/change-feed.md): inserts, updates and deletes of the rows this
+   * caller may see, over `fetch` streaming with the token; resumes with `Last-Event-ID` by itself.
+   */
+  subscribe(options: SubscribeOptions, onEvent: (event: ChangeEvent<RowOf<D, T>>) => void): Subscription;
 
   /** `DELETE /{table}/:id`: `204`, no row. */
   delete(key: KeyValue): Promise<ClientResult<EmptyBody>>;
