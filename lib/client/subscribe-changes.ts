@@ -10,27 +10,7 @@
 import { TablegateClientError, type GatewayErrorBody } from './client-error';
 import { queryString } from './encode-query';
 import type { Transport } from './send-request';
-
-export type ChangeEvent<R = Record<string, unknown>> =
-  | { readonly op: 'insert' | 'update'; readonly table: string; readonly row: R; readonly id: string }
-  | { readonly op: 'delete'; readonly table: string; readonly key: Record<string, unknown>; readonly id: string }
-  /** The changes since the last event are no longer kept: read the list again. */
-  | { readonly op: 'reload'; readonly table: string; readonly id: undefined };
-
-export interface SubscribeOptions {
-  /** Filters as query parameters: `{ status: 'eq.open', 'amount.gte': '50' }` (docs/querying.md). */
-  readonly filters?: Readonly<Record<string, string>>;
-  readonly select?: readonly string[];
-  /** Called when the subscription ends for good (a refusal), or with each failed attempt. */
-  readonly onError?: (error: TablegateClientError, final: boolean) => void;
-}
-
-export interface Subscription {
-  /** Stops reading and closes the stream. */
-  close(): void;
-  /** The id of the last event received: where a new subscription would resume. */
-  readonly lastEventId: string | undefined;
-}
+import type { ChangeEvent, SubscribeOptions, Subscription } from './client-types';
 
 type StreamingFetch = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<{
   readonly status: number;

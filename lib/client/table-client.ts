@@ -9,7 +9,8 @@ import type { ClientResult } from './client-types';
 import { keySegment, nameList } from './encode-query';
 import { ListQueryImpl } from './list-query';
 import { sendRequest, type Transport } from './send-request';
-import { subscribeChanges, type ChangeEvent, type SubscribeOptions, type Subscription } from './subscribe-changes';
+import { subscribeChanges } from './subscribe-changes';
+import type { ChangeEvent, SubscribeOptions, Subscription } from './client-types';
 
 type Names = readonly string[];
 
