@@ -69,10 +69,13 @@ async function follow(pane) {
     }));
   };
   const load = async () => {
-    const res = await fetch('/api/' + encodeURIComponent(table) + '?limit=1000', { headers: { Authorization: 'Bearer ' + pane.token } });
-    const body = await res.json();
+    // The first page of the list (an error, e.g. a page above max_response_bytes, leaves it empty).
     rows.clear();
-    for (const r of body.data) rows.set(String(r.id), r);
+    try {
+      const res = await fetch('/api/' + encodeURIComponent(table) + '?limit=100', { headers: { Authorization: 'Bearer ' + pane.token } });
+      const body = await res.json();
+      for (const r of body.data || []) rows.set(String(r.id), r);
+    } catch (e) {}
     show();
   };
   await load();
