@@ -41,6 +41,8 @@ const directOnly = [
   // A private PostgreSQL 15 with PostGIS (the shared server has none); a PgBouncer run would add nothing.
   '<rootDir>/__tests__/integration/postgrest-geojson.test.ts',
   '<rootDir>/__tests__/integration/extension-operators.test.ts',
+  // A private PostgreSQL with wal_level = logical and a replication role; the pooler would add nothing.
+  '<rootDir>/__tests__/integration/change-feed.test.ts',
   // LISTEN for schema changes needs a direct connection; these test it (and its instances) directly.
   '<rootDir>/__tests__/integration/schema-reload.test.ts',
   '<rootDir>/__tests__/integration/many-instances.test.ts',

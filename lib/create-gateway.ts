@@ -56,6 +56,11 @@ import { nothingVisible } from './errors/name-hint';
 import { createRestDoor } from './doors/rest/rest-door';
 import { UnknownTableError } from './doors/shared/resolve-names';
 import { createPostgrestDoor } from './doors/postgrest/postgrest-door';
+import { createChangeFeed, type ChangeFeed } from './doors/changes/change-feed';
+import { ChangeFeedStats } from './ops/change-feed-stats';
+import { GatewayConfigError } from './errors/gateway-config-error';
+import type { Command } from './command/command';
+import type { QueryAllowList } from './stages/allow-list/query-allow-list';
 import type { Door } from './pipeline/door';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
@@ -63,6 +68,8 @@ import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
 import { applyStageOverrides } from './pipeline/run-pipeline';
 import type { Stages } from './pipeline/stage-types';
+import type { Identity } from './pipeline/identity';
+import { requestIdOf } from './http/digest-request';
 
 const log = createDebug('tablegate:gateway');
 
@@ -110,13 +117,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   // The way in this mount serves (docs/architecture.md, "Doors"): its parse stage, its responder,
   // its hooks in execute and its grammar in the description. Picked once, here.
   const rest = createRestDoor({ cursors, exportStats });
+  const queryAllowList = config.allowListPath === undefined ? undefined : loadQueryAllowList(config.allowListPath);
   const door: Door = config.dialect === 'postgrest' ? createPostgrestDoor(config.schemas) : rest;
   const defaults: Stages = {
     auth: createAuthStage(config),
     parse: door.parse,
     policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}), ...(config.tenantColumn === undefined ? {} : { tenantColumn: config.tenantColumn }) }),
     allowList: createAllowListStage({
-      ...(config.allowListPath === undefined ? {} : { queries: loadQueryAllowList(config.allowListPath) }),
+      ...(queryAllowList === undefined ? {} : { queries: queryAllowList }),
       ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),
     }),
     compile: createCompileStage(),
@@ -225,9 +233,37 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (schema) await warnAboutRowSecurity(pool, schema);
     // Last: a start that reruns (the database was unreachable) never started the replicas.
     await replicas?.start();
+    await changeFeed?.start();
     // The one line that says the gateway serves, and what (docs/getting-started.md, "Logs").
     log('ready in %d ms: schemas %s, %d tables, %d functions', Date.now() - startedAt, config.schemas.join(', '), schema?.tables.length ?? 0, schema?.functions.length ?? 0);
   };
+  // Live changes (docs/change-feed.md): a door of its own beside the mount's, on the same stages.
+  const changeFeedStats = new ChangeFeedStats();
+  const changeFeed = config.changeFeed?.enabled === true ? createFeed() : undefined;
+  function createFeed(): ChangeFeed {
+    const feed = config.changeFeed!;
+    if (config.dialect === 'postgrest') throw new GatewayConfigError('change_feed speaks the default grammar (its filters and select are the list route\'s); it cannot be turned on with dialect = "postgrest" yet', 'changeFeed');
+    const url = feed.databaseUrl ?? config.databaseUrl;
+    if (url === undefined) throw new GatewayConfigError('change_feed needs change_feed.database_url (a role with REPLICATION) when the gateway is given a pool', 'changeFeed.databaseUrl');
+    const FeedClient = createConnectionPolicy(url, options.gss).Client;
+    return createChangeFeed({
+      config,
+      feed,
+      stages,
+      ...(queryAllowList === undefined ? {} : { allowSubscription: (command: Command) => allowSubscription(queryAllowList, command) }),
+      withHints: (err, identity) => withHints(err, identity),
+      whenStarted: () => whenStarted(),
+      schema: () => schema!,
+      db,
+      connect: async () => {
+        const client = new FeedClient({ application_name: 'tablegate change feed' });
+        client.on('error', () => undefined);
+        await client.connect();
+        return client;
+      },
+      stats: changeFeedStats,
+    });
+  }
   // Last of the things that can throw at creation: a host registry keeps no series of a gateway
   // that was never made.
   const metrics = new Metrics(options.metrics ?? {}, {
@@ -236,6 +272,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     connection: () => connection?.stats,
     ...(replicas ? { replicas: () => replicas.status() } : {}),
     exports: exportStats,
+    ...(changeFeed ? { changeFeed: changeFeedStats } : {}),
   });
   const ready = start();
   // Callers that never await `ready` must not crash the process; requests report it as 503.
@@ -266,6 +303,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
+  async function withHints(err: unknown, identity: Identity | undefined): Promise<unknown> {
+    if (!(err instanceof GatewayError)) return err;
+    // No identity (the request failed before auth finished): no name of the schema at all.
+    const visibility = identity === undefined ? nothingVisible : nameVisibility(identity);
+    const narrowed = err.visibleTo(visibility);
+    // The reload hint confirms that a table exists: only for one the caller's policy would let it read.
+    if (narrowed instanceof UnknownTableError && visibility.readable(unloadedTable(narrowed.table)) && (await unloaded.exists(narrowed.table))) return narrowed.withReloadHint();
+    return narrowed;
+  }
+
   const untraced = createRequestHandler({
     config,
     stages,
@@ -280,15 +327,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
     queryPattern,
     reloadAfterDrift: () => reloadAfterDrift(),
-    withHints: async (err, identity) => {
-      if (!(err instanceof GatewayError)) return err;
-      // No identity (the request failed before auth finished): no name of the schema at all.
-      const visibility = identity === undefined ? nothingVisible : nameVisibility(identity);
-      const narrowed = err.visibleTo(visibility);
-      // The reload hint confirms that a table exists: only for one the caller's policy would let it read.
-      if (narrowed instanceof UnknownTableError && visibility.readable(unloadedTable(narrowed.table)) && (await unloaded.exists(narrowed.table))) return narrowed.withReloadHint();
-      return narrowed;
-    },
+    withHints,
   });
   const handle = tracing ? tracing.handler(untraced) : untraced;
 
@@ -305,6 +344,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   router.use((req: Request, res: Response, _next: NextFunction) => {
     // A CORS preflight no host cors() answered: 204 + Allow, before auth, no SQL (docs/security.md).
     if (req.method === 'OPTIONS') return answerOptions(req, res);
+    if (req.method === 'GET' && changesRoute.test(req.path)) {
+      if (changeFeed) return void changeFeed.handle(req, res);
+      return door.sendError(res, new GatewayError('NOT_FOUND', 'The change feed is turned off (change_feed.enabled = false).', { hint: 'See docs/change-feed.md.' }), requestIdOf(req), false);
+    }
     void handle(req, res);
   });
 
@@ -343,6 +386,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     close(): Promise<void> {
       // Every caller waits for the same drain; refusing new requests starts synchronously.
       closing ??= (async () => {
+        // Streams end first, each with a final event: they would otherwise hold the drain open.
+        await changeFeed?.close();
         const drained = drain.drain(config.drainTimeoutMs);
         limiter?.close();
         // No start begins once draining (whenStarted checks it), so this is the last watcher.
@@ -365,6 +410,19 @@ export function createGateway(options: GatewayOptions): Gateway {
 }
 
 const driftReloadIntervalMs = 5000;
+/** `GET /{table}/_changes`: the change feed's route (docs/change-feed.md). */
+const changesRoute = /^\/[^/]+\/_changes\/?$/;
+
+/**
+ * The allow-list's verdict on a subscription: the list's pattern with the route
+ * `{table}/_changes`, so that allowing a list never allows its live changes (docs/allow-list.md).
+ */
+function allowSubscription(list: QueryAllowList, command: Command): void {
+  const listPattern = queryPattern(command)!;
+  const route = command.kind === 'list' ? `GET ${command.table.name}` : '';
+  const pattern = `${route}/_changes${listPattern.slice(route.length)}`;
+  if (!list.allows(pattern)) throw new GatewayError('QUERY_NOT_ALLOWED', 'This query pattern is not on the allow-list.', { details: { pattern } });
+}
 /** Least time between two starts caused by requests while the database was unreachable at start. */
 const restartIntervalMs = 1000;
 

@@ -29,6 +29,8 @@ export interface PrivatePostgres {
   logSince(mark: number): string;
   logMark(): number;
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** pg_ctl restart (`fast` ends sessions with 57P01, `immediate` is a crash and a recovery). */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions): Pro
     logMark: () => cluster.log().length,
     logSince: (mark) => cluster.log().slice(mark),
     query: (text, values) => admin.query(text, values),
+    restart: (mode) => cluster.restart(mode),
     stop,
   };
 }

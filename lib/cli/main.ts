@@ -8,6 +8,7 @@ import { version } from '../version';
 import { demo } from './demo';
 import { printOpenApi, printTypes } from './describe';
 import { installReloadTrigger } from './install-reload-trigger';
+import { installChangeFeed } from './install-change-feed';
 import { serve } from './serve';
 
 const usage = `Usage: tablegate <command> [options]
@@ -20,6 +21,10 @@ Commands:
   install-reload-trigger [--config <gw.toml>] [--database-url <url>] [--schema <name>] [--print]
                                           install the DDL event trigger that makes running
                                           gateways reload their schema (needs a superuser URL;
+                                          --print shows the SQL instead)
+  install-change-feed [--config <gw.toml>] [--database-url <url>] [--print]
+                                          create or update the publication (and replica identity)
+                                          the change feed reads (needs the tables' owner;
                                           --print shows the SQL instead)
   openapi --config <gw.toml> [--out <file>] [--server-url <url>]
                                           print the OpenAPI 3.1 document of every exposed
@@ -71,6 +76,16 @@ export async function main(argv: string[]): Promise<number> {
         return usageError('install-reload-trigger needs --database-url <url> or --config <gw.toml>');
       }
       return installReloadTrigger({ configFile: value('config'), databaseUrl: value('database-url'), schema: value('schema'), print: flags['print'] === true });
+    }
+    case 'install-change-feed': {
+      const flags = parseFlags(rest, { config: 'value', 'database-url': 'value', print: 'boolean', help: 'boolean' });
+      if (typeof flags === 'string') return usageError(flags);
+      if (flags['help'] !== undefined) return help();
+      const value = (name: string): string | undefined => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+      if (flags['print'] === undefined && value('config') === undefined && value('database-url') === undefined) {
+        return usageError('install-change-feed needs --database-url <url> or --config <gw.toml>');
+      }
+      return installChangeFeed({ configFile: value('config'), databaseUrl: value('database-url'), print: flags['print'] === true });
     }
     case 'openapi': {
       const flags = parseFlags(rest, { config: 'value', out: 'value', 'server-url': 'value', help: 'boolean' });

@@ -171,6 +171,12 @@ export interface TableClient<D, T extends TableName<D>> extends ListQuery<D, T> 
     options?: ReturningOptions<C>,
   ): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
 
+  /**
+   * `GET /{table}/_changes` (docs/change-feed.md): inserts, updates and deletes of the rows this
+   * caller may see, over `fetch` streaming with the token; resumes with `Last-Event-ID` by itself.
+   */
+  subscribe(options: SubscribeOptions, onEvent: (event: ChangeEvent<RowOf<D, T>>) => void): Subscription;
+
   /** `DELETE /{table}/:id`: `204`, no row. */
   delete(key: KeyValue): Promise<ClientResult<EmptyBody>>;
   /** `DELETE /{table}/:id?returning=`: the deleted row's named columns. */
@@ -182,3 +188,26 @@ export interface TablegateClient<D> {
   /** `POST /rpc/{function}` with named arguments. */
   rpc<F extends FunctionName<D>>(name: F, ...args: RpcArgs<ArgsOf<D, F>>): Promise<ClientResult<RowBody<ReturnsOf<D, F>>>>;
 }
+
+/** The change feed (docs/change-feed.md): what `subscribe` hands to its callback. */
+export type ChangeEvent<R = Record<string, unknown>> =
+  | { readonly op: 'insert' | 'update'; readonly table: string; readonly row: R; readonly id: string }
+  | { readonly op: 'delete'; readonly table: string; readonly key: Record<string, unknown>; readonly id: string }
+  /** The changes since the last event are no longer kept: read the list again. */
+  | { readonly op: 'reload'; readonly table: string; readonly id: undefined };
+
+export interface SubscribeOptions {
+  /** Filters as query parameters: `{ status: 'eq.open', 'amount.gte': '50' }` (docs/querying.md). */
+  readonly filters?: Readonly<Record<string, string>>;
+  readonly select?: readonly string[];
+  /** Called when the subscription ends for good (a refusal), or with each failed attempt. */
+  readonly onError?: (error: TablegateClientError, final: boolean) => void;
+}
+
+export interface Subscription {
+  /** Stops reading and closes the stream. */
+  close(): void;
+  /** The id of the last event received: where a new subscription would resume. */
+  readonly lastEventId: string | undefined;
+}
+

@@ -6,6 +6,7 @@ export { createClient } from './create-client';
 export { TablegateClientError, isTablegateClientError, gatewayErrorCodes, clientOnlyErrorCodes } from './client-error';
 export type { GatewayErrorCode, ClientErrorCode, GatewayErrorBody } from './client-error';
 export type { ClientOptions, FetchLike } from './send-request';
+export type { ChangeEvent, SubscribeOptions, Subscription } from './client-types';
 export type {
   TablegateClient,
   TableClient,

@@ -9,6 +9,8 @@ import type { ClientResult } from './client-types';
 import { keySegment, nameList } from './encode-query';
 import { ListQueryImpl } from './list-query';
 import { sendRequest, type Transport } from './send-request';
+import { subscribeChanges } from './subscribe-changes';
+import type { ChangeEvent, SubscribeOptions, Subscription } from './client-types';
 
 type Names = readonly string[];
 
@@ -47,6 +49,13 @@ export class TableClientImpl extends ListQueryImpl {
 
   update(key: unknown, patch: unknown, options: { returning?: Names } = {}): Promise<ClientResult<unknown>> {
     return sendRequest(this.transport, { method: 'PATCH', path: this.rowPath(key), query: returningQuery(options.returning), body: JSON.stringify(patch) });
+  }
+
+  /** The table's change feed (docs/change-feed.md), resumed by itself after a dropped connection. */
+  subscribe(options: SubscribeOptions, onEvent: (e: ChangeEvent) => void): Subscription {
+    const query: (readonly [string, string])[] = Object.entries(options.filters ?? {});
+    if (options.select !== undefined) query.push(['select', nameList(options.select)]);
+    return subscribeChanges(this.transport, this.table, query, onEvent, options.onError);
   }
 
   delete(key: unknown, options: { returning?: Names } = {}): Promise<ClientResult<unknown>> {

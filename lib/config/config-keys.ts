@@ -66,6 +66,40 @@ function integer(minimum: number, maximum: number = Number.MAX_SAFE_INTEGER): Js
   return { type: 'integer', minimum, maximum };
 }
 
+/** The keys of `change_feed`, snake_case in gw.toml and camelCase as options (docs/change-feed.md). */
+function changeFeedProperties(naming: 'file' | 'options'): Record<string, JsonSchema> {
+  const slot = { type: 'string', pattern: '^[a-z0-9_]{1,63}$' };
+  const rows: [string, string, JsonSchema][] = [
+    ['enabled', 'enabled', { type: 'boolean' }],
+    ['database_url', 'databaseUrl', text],
+    ['tenant_column', 'tenantColumn', text],
+    ['publication', 'publication', { type: 'string', minLength: 1, maxLength: 63 }],
+    ['slot_name', 'slotName', slot],
+    ['retention_s', 'retentionS', integer(0, 86400)],
+    ['max_buffered_events', 'maxBufferedEvents', integer(1, 1_000_000)],
+    ['max_subscriptions', 'maxSubscriptions', integer(1, 1_000_000)],
+    ['max_subscriptions_per_caller', 'maxSubscriptionsPerCaller', integer(1, 1_000_000)],
+    ['poll_interval_ms', 'pollIntervalMs', integer(5, 60_000)],
+    ['heartbeat_s', 'heartbeatS', integer(1, 3600)],
+    ['batch_changes', 'batchChanges', integer(1, 1_000_000)],
+  ];
+  return Object.fromEntries(rows.map(([file, option, schema]) => [naming === 'file' ? file : option, schema]));
+}
+
+/** `change_feed`'s defaults (docs/configuration.md). */
+export const changeFeedDefaults = Object.freeze({
+  enabled: false,
+  publication: 'tablegate_changes',
+  slotName: 'tablegate_changes',
+  retentionS: 300,
+  maxBufferedEvents: 1000,
+  maxSubscriptions: 10000,
+  maxSubscriptionsPerCaller: 20,
+  pollIntervalMs: 50,
+  heartbeatS: 15,
+  batchChanges: 5000,
+});
+
 const gatewayRows = {
   databaseUrl: {
     key: 'database_url', schema: text, default: undefined, secret: true, env: 'DATABASE_URL',
@@ -179,6 +213,13 @@ const gatewayRows = {
     },
     example: { requests: 100, window_s: 60, store: 'memory' },
     description: 'Requests per caller (tenant and user, or IP) and route kind per window; store `memory` (per process) or `postgres` (shared). Unset = no limit.',
+  },
+  changeFeed: {
+    key: 'change_feed', default: undefined, secret: true,
+    schema: { type: 'object', properties: changeFeedProperties('file'), additionalProperties: false },
+    optionSchema: { type: 'object', properties: changeFeedProperties('options'), additionalProperties: false },
+    example: { enabled: true, tenant_column: 'tenant_id', retention_s: 300 },
+    description: 'Live changes over Server-Sent Events at `GET /{table}/_changes` (docs/change-feed.md): `enabled`, `database_url` (a role with REPLICATION; default: database_url), `tenant_column`, `publication`, `slot_name`, `retention_s`, `max_buffered_events`, `max_subscriptions`, `max_subscriptions_per_caller`, `poll_interval_ms`, `heartbeat_s`, `batch_changes`. Unset or `enabled = false` = off (the route answers 404).',
   },
   tracing: {
     key: 'tracing', default: undefined, secret: false,

@@ -8,7 +8,7 @@ import type { PgPool } from '../db/pg-pool';
 import type { MetricsOptions } from '../ops/metrics-options';
 import type { GssOptions } from '../db/connection/gss/gss-options';
 import type { StageOverrides } from '../pipeline/stage-types';
-import type { ResolvedConfig } from '../pipeline/resolved-config';
+import type { ChangeFeedConfig, ResolvedConfig } from '../pipeline/resolved-config';
 
 export interface AccessOptions {
   /** Default: true when `path` or `policy` is given, else false. */
@@ -19,7 +19,12 @@ export interface AccessOptions {
   readonly policy?: Readonly<Record<string, unknown>>;
 }
 
-export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access'>> {
+/** `change_feed` as an option: every key but `enabled` has a default (docs/change-feed.md). */
+export type ChangeFeedOptions = Partial<ChangeFeedConfig>;
+
+export interface GatewayOptions extends Partial<Omit<ResolvedConfig, 'access' | 'changeFeed'>> {
+  /** Live changes at `GET /{table}/_changes` (docs/change-feed.md); unset = off. */
+  readonly changeFeed?: ChangeFeedOptions;
   /** An existing node-postgres pool (`new pg.Pool(...)`); the gateway uses it and never ends it. Replaces `databaseUrl`. */
   readonly pool?: PgPool;
   /** gw.toml with `[gateway]` and `[access]` sections; explicit options override it. */

@@ -14,7 +14,7 @@ import { hasPolicyParameters } from '../db/connection/connection-parameters';
 import { GatewayConfigError } from '../errors/gateway-config-error';
 import { nearestName } from '../errors/nearest-name';
 import { stageNames } from '../pipeline/stage-names';
-import { accessKeys, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
+import { accessKeys, changeFeedDefaults, describeExpected, describeGot, exampleOf, gatewayKeys, sectionSchema } from './config-keys';
 import type { ConfigKey, GatewayOptionName } from './config-keys';
 import type { GatewayOptions } from './gateway-options';
 import { normalOrigin } from '../http/normal-origin';
@@ -22,7 +22,7 @@ import { isLoopbackHost, parseBind } from '../http/loopback';
 import { loadConfigFile } from './load-config-file';
 import { nestedKeyError } from './nested-key-error';
 import type { ConfigFileValues } from './load-config-file';
-import type { AccessConfig, RateLimitConfig, ResolvedConfig } from '../pipeline/resolved-config';
+import type { AccessConfig, ChangeFeedConfig, RateLimitConfig, ResolvedConfig } from '../pipeline/resolved-config';
 
 /** Options that are not configuration values, so they have no gw.toml key. */
 const nonConfigOptions: Readonly<Record<string, Readonly<Record<string, unknown>> | boolean>> = {
@@ -241,7 +241,7 @@ function freezeConfig(settings: Map<string, Setting>, access: AccessConfig): Res
   const out: Record<string, unknown> = {};
   for (const key of gatewayKeys) {
     const raw = settings.get(key.option)?.value;
-    const value = key.option === 'rateLimit' ? freezeRateLimit(raw) : deepFreeze(cloneData(raw));
+    const value = key.option === 'rateLimit' ? freezeRateLimit(raw) : key.option === 'changeFeed' ? withChangeFeedDefaults(raw) : deepFreeze(cloneData(raw));
     if (key.secret) {
       // A getter rather than a value: even `util.inspect(x, { showHidden: true })` (DEBUG_SHOW_HIDDEN)
       // prints only `[Getter]`.
@@ -288,6 +288,13 @@ function checkPool(pool: unknown): void {
   if (typeof p !== 'object' || p === null || typeof p.connect !== 'function' || typeof p.query !== 'function') {
     throw new GatewayConfigError('option `pool` must be a pg Pool (new Pool(...) from the pg package)', 'pool');
   }
+}
+
+/** `change_feed` with every default filled in, or undefined when unset (docs/change-feed.md). */
+function withChangeFeedDefaults(raw: unknown): ChangeFeedConfig | undefined {
+  if (raw === undefined) return undefined;
+  const given = raw as Partial<ChangeFeedConfig>;
+  return Object.freeze({ ...changeFeedDefaults, databaseUrl: undefined, tenantColumn: undefined, ...given });
 }
 
 /** The schema of the postgres rate-limit store's table (docs/scaling-out.md#rate-limits); never exposed. */

@@ -28,6 +28,8 @@ import { processRegistry } from './process-metrics';
 import { replicaMetrics } from './replica-metrics';
 import { exportMetrics } from './export-metrics';
 import type { ExportStats } from './export-stats';
+import { changeFeedMetrics } from './change-feed-metrics';
+import type { ChangeFeedStats } from './change-feed-stats';
 
 /** Seconds; from 1 ms (a point read's database time) to 10 s. */
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -53,6 +55,8 @@ export interface MetricsSources {
   replicas?: () => readonly ReplicaStatus[] | undefined;
   /** The streamed exports' counters (lib/ops/export-metrics.ts); no export series without them. */
   exports?: ExportStats;
+  /** The change feed's counters (lib/ops/change-feed-metrics.ts); no feed series without them. */
+  changeFeed?: ChangeFeedStats;
 }
 
 export class Metrics {
@@ -114,6 +118,7 @@ export class Metrics {
       }),
       ...(sources.replicas ? replicaMetrics(p, sources.replicas) : []),
       ...(sources.exports ? exportMetrics(p, sources.exports) : []),
+      ...(sources.changeFeed ? changeFeedMetrics(p, sources.changeFeed) : []),
     );
 
     for (const route of routeLabels) {

@@ -26,6 +26,27 @@ export interface TracingConfig {
   readonly tenantAttribute?: boolean;
 }
 
+/**
+ * `change_feed` (docs/change-feed.md): the live changes route `GET /{table}/_changes`. Every field
+ * has its default filled in by resolveConfig; `databaseUrl` (a password) is non-enumerable.
+ */
+export interface ChangeFeedConfig {
+  readonly enabled: boolean;
+  /** The session connection that reads the replication slot; unset: `database_url`. */
+  readonly databaseUrl: string | undefined;
+  /** The column naming a row's tenant: deletes (and rows leaving a view) go only to its tenant's subscribers. */
+  readonly tenantColumn: string | undefined;
+  readonly publication: string;
+  readonly slotName: string;
+  readonly retentionS: number;
+  readonly maxBufferedEvents: number;
+  readonly maxSubscriptions: number;
+  readonly maxSubscriptionsPerCaller: number;
+  readonly pollIntervalMs: number;
+  readonly heartbeatS: number;
+  readonly batchChanges: number;
+}
+
 export interface ResolvedConfig {
   readonly databaseUrl: string | undefined;
   readonly bind: string;
@@ -57,6 +78,8 @@ export interface ResolvedConfig {
   readonly exportStatementTimeoutMs: number;
   /** Requests per caller and route kind per window; unset = no rate limit. */
   readonly rateLimit: RateLimitConfig | undefined;
+  /** The change feed (docs/change-feed.md); unset = off. */
+  readonly changeFeed: ChangeFeedConfig | undefined;
   /** OpenTelemetry tracing (docs/observability.md): unset or false = off; true or a table = on. */
   readonly tracing: boolean | TracingConfig | undefined;
   /** The gateway's mount path or URL, for the API explorer page (`gateway.docs`). */

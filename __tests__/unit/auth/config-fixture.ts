@@ -30,6 +30,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxExportRows: 0,
     exportStatementTimeoutMs: 60000,
     rateLimit: undefined,
+    changeFeed: undefined,
     tracing: undefined,
     docsApiUrl: '/api',
     explainEnabled: true,

@@ -13,8 +13,9 @@ describe('config key table', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
+  // change_feed holds a credential too: its database_url.
   it('marks exactly the credentials as secret', () => {
-    expect(gatewayKeys.filter((k) => k.secret).map((k) => k.option).sort()).toEqual(['adminToken', 'cursorSecret', 'databaseUrl', 'jwtSecret', 'readReplicaUrls', 'reloadDatabaseUrl']);
+    expect(gatewayKeys.filter((k) => k.secret).map((k) => k.option).sort()).toEqual(['adminToken', 'changeFeed', 'cursorSecret', 'databaseUrl', 'jwtSecret', 'readReplicaUrls', 'reloadDatabaseUrl']);
   });
 
   it('takes only DATABASE_URL, JWT_SECRET and GW_DEV_MODE from the environment', () => {
