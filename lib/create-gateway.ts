@@ -261,6 +261,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     config,
     stages,
     responder: door,
+    ...(door.expand && door.render ? { expansions: { expand: door.expand, render: door.render, ...(door.bodyLimit ? { bodyLimit: door.bodyLimit } : {}) } } : {}),
     describe,
     drain,
     metrics,
