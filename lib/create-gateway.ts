@@ -126,7 +126,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const overridden = applyStageOverrides(defaults, options.stages);
   const stages = tracing ? tracing.stages(overridden) : overridden;
   const nameVisibility = createNameVisibility({ access: accessPolicy, legacy: legacyPolicy }, functionAllowList);
-  const describe = createDescribeRoute({ config, grammar: door.describes ?? rest.describes!, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
+  const describe = createDescribeRoute({ config, grammar: door.describes ?? { ...rest.describes!, batches: door.expand !== undefined }, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.

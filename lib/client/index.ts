@@ -21,6 +21,9 @@ export type {
   GetOptions,
   ReturningOptions,
   UpsertOptions,
+  BatchOperation,
+  BatchReference,
+  BatchAnswer,
 } from './client-types';
 export type {
   Json,

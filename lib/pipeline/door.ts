@@ -50,6 +50,8 @@ export interface DescribedGrammar {
   readonly filterOperators: readonly string[];
   /** Query parameters that are not column filters. */
   readonly reservedParameters: readonly string[];
+  /** `POST /_batch` and `PATCH /{table}` with an array exist (the door has `expand`). */
+  readonly batches?: boolean;
 }
 
 /** One operation's answer inside an expansion: its HTTP status and JSON body text (null: none, a 204). */

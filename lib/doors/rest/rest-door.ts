@@ -22,7 +22,7 @@ export function createRestDoor(deps: { readonly cursors: CursorCodec; readonly e
     name: 'rest',
     parse: createParseStage(cursors),
     execute: {},
-    describes: { filterOperators: filterOps, reservedParameters: [...new Set([...reservedParameters, 'returning', ...aggregateParameters])] },
+    describes: { filterOperators: filterOps, reservedParameters: [...new Set([...reservedParameters, 'returning', ...aggregateParameters])], batches: true },
     readsBody: (method) => method === 'POST' || method === 'PATCH',
     // Batches, nested inserts and bulk updates: several single requests in one transaction (docs/writing.md).
     expand: expandRequest,
