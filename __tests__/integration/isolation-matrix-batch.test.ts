@@ -7,3 +7,9 @@
 process.env.TABLEGATE_MATRIX_VIA_BATCH = '1';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 require('./isolation-matrix.test');
+
+describe('the matrix through the batch door', () => {
+  it('sent most of its requests as batches', () => {
+    expect((globalThis as { __tablegateMatrixBatches?: number }).__tablegateMatrixBatches ?? 0).toBeGreaterThan(2000);
+  });
+});

@@ -308,6 +308,9 @@ function sendViaBatch(req: Req, token: string | undefined, intruder: Tenant): re
     ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
   };
   const batch = sendDirect({ method: 'post', path: '/api/_batch', body: [operation] }, token, intruder);
+  // Counted, so isolation-matrix-batch.test.ts can tell that the matrix went through the batch door.
+  const counter = globalThis as { __tablegateMatrixBatches?: number };
+  counter.__tablegateMatrixBatches = (counter.__tablegateMatrixBatches ?? 0) + 1;
   const unwrapped = batch.then((res) => {
     if (res.status !== 200) return res;
     const answer = (res.body as { data: { status: number; body: unknown }[] }).data[0]!;

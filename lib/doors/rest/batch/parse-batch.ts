@@ -65,7 +65,7 @@ function parseOperation(value: unknown, text: string, at: number): OperationTemp
   const entries = splitJsonObject(text);
   const bodyText = entries.reverse().find(([k]) => k === 'body')?.[1];
   if (bodyText !== undefined && (method === 'GET' || method === 'DELETE')) throw bad(`A ${method} operation takes no body.`);
-  if (bodyText === undefined && (method === 'POST' || method === 'PATCH')) throw bad(`A ${method} operation needs a body.`);
+  // No body: the route decides, as for a single request (a function without arguments takes none).
   return Object.freeze({
     method,
     segments: Object.freeze(segments),
