@@ -135,7 +135,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const overridden = applyStageOverrides(defaults, options.stages);
   const stages = tracing ? tracing.stages(overridden) : overridden;
   const nameVisibility = createNameVisibility({ access: accessPolicy, legacy: legacyPolicy }, functionAllowList);
-  const describe = createDescribeRoute({ config, grammar: door.describes ?? rest.describes!, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
+  const describe = createDescribeRoute({ config, grammar: door.describes ?? { ...rest.describes!, batches: door.expand !== undefined }, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
   const ownsPool = options.pool === undefined;
   // The connection policy applies to the pool the gateway creates; resolveConfig refuses it beside a given pool.
@@ -317,6 +317,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     config,
     stages,
     responder: door,
+    ...(door.expand && door.render ? { expansions: { expand: door.expand, render: door.render, ...(door.bodyLimit ? { bodyLimit: door.bodyLimit } : {}) } } : {}),
     describe,
     drain,
     metrics,

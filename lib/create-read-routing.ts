@@ -66,6 +66,12 @@ export function createReadRouting(config: ResolvedConfig, primaryPool: pg.Pool, 
     stream: (identity, plan) => primary.stream!(identity, plan),
     // Only failed writes are probed, and writes ran on the primary.
     locateFailingRow: (identity, probe, isRowError) => primary.locateFailingRow(identity, probe, isRowError),
+    // A batch runs on the primary: its operations may write, and one transaction has one server.
+    transaction: async (identity, options, work) => {
+      const value = await primary.transaction!(identity, options, work);
+      if (!options.readOnly) set.wrote(identity);
+      return value;
+    },
   });
   const routed = view(false);
   const pinned = view(true);

@@ -14,7 +14,9 @@ import type { DescribeRoute } from './create-describe-route';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readsFromPrimary } from './http/read-primary-header';
 import { readBody } from './http/read-body';
-import type { Responder } from './pipeline/door';
+import type { Door, Responder } from './pipeline/door';
+import { runExpansion } from './run-expansion';
+import { sendJson } from './http/send-error';
 import { serverTiming } from './http/server-timing';
 import type { RateLimiter } from './ops/create-rate-limiter';
 import type { Drain } from './ops/drain';
@@ -23,7 +25,7 @@ import { answeredErrorKey } from './ops/tracing/create-tracing';
 import type { Metrics } from './ops/metrics';
 import type { Database } from './pipeline/database';
 import { measuredDatabase, newRequestMeasures } from './pipeline/request-measures';
-import { runPipeline } from './pipeline/run-pipeline';
+import { authenticate, runPipeline } from './pipeline/run-pipeline';
 import type { GatewayContext, Stages } from './pipeline/stage-types';
 import type { SchemaCache } from './schema/schema-types';
 import type { Identity } from './pipeline/identity';
@@ -32,6 +34,8 @@ export interface RequestHandlerParts {
   readonly config: ResolvedConfig;
   readonly stages: Stages;
   readonly responder: Responder;
+  /** The door's requests that stand for several (docs/writing.md); absent: it has none. */
+  readonly expansions?: Required<Pick<Door, 'expand' | 'render'>> & Pick<Door, 'bodyLimit'>;
   readonly describe: DescribeRoute;
   readonly drain: Drain;
   readonly metrics: Metrics;
@@ -89,7 +93,8 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
     try {
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
-      const body = responder.readsBody(req.method) ? await readBody(req, config.maxRequestBodyBytes) : undefined;
+      const batchLimit = parts.expansions?.bodyLimit?.(req.path, config);
+      const body = !responder.readsBody(req.method) ? undefined : batchLimit === undefined ? await readBody(req, config.maxRequestBodyBytes) : await readBody(req, batchLimit, 'max_batch_body_bytes');
       const request = digestRequest(req, requestId, body);
       try {
         if (!parts.isStarted()) await parts.whenStarted();
@@ -104,6 +109,24 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
         await describe.respond(ctx, res, req.baseUrl);
         return;
       }
+      const expand = parts.expansions?.expand(request, ctx.schema, config);
+      if (expand) {
+        // Several single requests in one transaction, each through the stages (run-expansion.ts).
+        route = 'batch';
+        const identity = await authenticate(stages, ctx);
+        const withIdentity = Object.assign(ctx, { identity });
+        const answer = await runExpansion(withIdentity, expand(), {
+          stages,
+          render: parts.expansions!.render,
+          ...(limiter ? { admit: (c) => limiter.admit(req, res, c.identity, rateLimitKinds(c.command)) } : {}),
+        });
+        if (ticket.aborted) return;
+        timing();
+        res.statusCode = answer.status;
+        if (answer.body === null) res.end();
+        else sendJson(res, answer.body);
+        return;
+      }
       const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, rateLimitKinds(c.command))));
       // Answered 503 by a drain that timed out: the response is gone.
       if (ticket.aborted) return void (await result.stream?.close());
@@ -116,7 +139,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
     } catch (err) {
       if (ticket.aborted) return;
       const ctx = res.locals.gateway as GatewayContext | undefined;
-      if (ctx?.command) {
+      if (ctx?.command && route !== 'batch') {
         route = ctx.command.kind;
         showPattern(res, ctx);
       }

@@ -212,3 +212,41 @@ describe('errors', () => {
     expect(closed.error).toMatchObject({ code: 'NETWORK_ERROR', status: 0 });
   });
 });
+
+describe('batch and updateMany (docs/writing.md)', () => {
+  it('client.batch runs the operations in one transaction, with references, and a failure writes nothing', async () => {
+    const res = ok(
+      await a.batch([
+        { method: 'POST', path: '/orders', body: { total: 3, note: 'client-batch' } },
+        { method: 'POST', path: '/order_lines', body: { order_id: { $ref: '0.id' }, line_no: 1, product: 'p', qty: 1 } },
+      ]),
+    );
+    expect(res.data.map((d) => d.status)).toEqual([201, 201]);
+    const failed = await a.batch([
+      { method: 'POST', path: '/orders', body: { total: 3, note: 'client-batch-failed' } },
+      { method: 'POST', path: '/order_lines', body: { order_id: { $ref: '0.id' }, line_no: 1, product: 'p', qty: 0 } },
+    ]);
+    expect(failed.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { operation: 1 } });
+    expect(await adminRows('SELECT 1 FROM client_test.orders WHERE note = $1', ['client-batch-failed'])).toEqual([]);
+  });
+
+  it("updateMany gives each row its own values; another tenant's row is skipped with missing: 'ignore'", async () => {
+    const [mine, theirs] = await Promise.all([
+      adminRows('SELECT id FROM client_test.orders WHERE tenant_id = $1 ORDER BY id LIMIT 2', [TENANT_A]),
+      adminRows('SELECT id, note FROM client_test.orders WHERE tenant_id = $1 ORDER BY id LIMIT 1', [TENANT_B]),
+    ]);
+    const res = ok(
+      await a.from('orders').updateMany(
+        [
+          { id: mine[0]!.id as number, note: 'many-1' },
+          { id: theirs[0]!.id as number, note: 'hijack' },
+          { id: mine[1]!.id as number, note: 'many-2' },
+        ],
+        { returning: ['id', 'note'], missing: 'ignore' },
+      ),
+    );
+    expect(res.data.map((r) => r.note)).toEqual(['many-1', 'many-2']);
+    expect(res.missing).toEqual([1]);
+    expect(await adminRows('SELECT note FROM client_test.orders WHERE id = $1', [theirs[0]!.id])).toEqual([{ note: theirs[0]!.note }]);
+  });
+});

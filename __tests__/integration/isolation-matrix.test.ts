@@ -276,8 +276,50 @@ const url = (t: TableSpec): string => `/api/${encodeURIComponent(t.name)}`;
 const keyPath = (t: TableSpec, row: Row): string => t.key.map((c) => encodeURIComponent(String(row[c]))).join(',');
 const selectOf = (columns: readonly string[]): string => columns.map(encodeURIComponent).join(',');
 
-/** Sends `req` with `token` and with dev-mode identity headers naming `intruder` (a token always wins). */
+/**
+ * Sends `req` with `token` and with dev-mode identity headers naming `intruder` (a token always wins).
+ * With TABLEGATE_MATRIX_VIA_BATCH=1 (isolation-matrix-batch.test.ts) every request that a batch
+ * operation can carry is sent as the one operation of a `POST /_batch` instead, and the answer is
+ * that operation's status and body (or the batch's error): the same matrix through the batch door.
+ */
 function send(req: Req, token: string | undefined, intruder: Tenant): request.Test {
+  if (process.env.TABLEGATE_MATRIX_VIA_BATCH === '1') {
+    const viaBatch = sendViaBatch(req, token, intruder);
+    if (viaBatch !== undefined) return viaBatch;
+  }
+  return sendDirect(req, token, intruder);
+}
+
+function sendViaBatch(req: Req, token: string | undefined, intruder: Tenant): request.Test | undefined {
+  const headers = Object.entries(req.headers ?? {});
+  if (headers.some(([name]) => name.toLowerCase() !== 'prefer')) return undefined;
+  let body: unknown = req.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  const operation = {
+    method: req.method.toUpperCase(),
+    path: req.path.replace(/^\/api/, ''),
+    ...(body === undefined ? {} : { body }),
+    ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
+  };
+  const batch = sendDirect({ method: 'post', path: '/api/_batch', body: [operation] }, token, intruder);
+  // Counted, so isolation-matrix-batch.test.ts can tell that the matrix went through the batch door.
+  const counter = globalThis as { __tablegateMatrixBatches?: number };
+  counter.__tablegateMatrixBatches = (counter.__tablegateMatrixBatches ?? 0) + 1;
+  const unwrapped = batch.then((res) => {
+    if (res.status !== 200) return res;
+    const answer = (res.body as { data: { status: number; body: unknown }[] }).data[0]!;
+    return { status: answer.status, body: answer.body ?? {}, text: answer.body === null ? '' : JSON.stringify(answer.body), headers: res.headers };
+  });
+  return unwrapped as unknown as request.Test;
+}
+
+function sendDirect(req: Req, token: string | undefined, intruder: Tenant): request.Test {
   const started_ = started!;
   let test = request(started_.app)[req.method](req.path).set('x-tenant-id', UUID[intruder]).set('x-user-id', `intruder-${intruder}`);
   if (token !== undefined) test = test.set('Authorization', `Bearer ${token}`);

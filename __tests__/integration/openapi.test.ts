@@ -80,6 +80,7 @@ describe('GET /{mount}/ and /{mount}/openapi.json', () => {
     const doc = slash.body as Doc;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/_batch',
       '/_rpc/contracts',
       '/customers',
       '/customers/aggregate',
@@ -104,7 +105,9 @@ describe('GET /{mount}/ and /{mount}/openapi.json', () => {
     ].sort());
     // The view that cannot be written has no POST; the tables have one.
     expect(Object.keys(doc.paths['/order_totals']!)).toEqual(['get']);
-    expect(Object.keys(doc.paths['/orders']!)).toEqual(['get', 'post']);
+    // PATCH on the collection: a bulk update (docs/writing.md); POST /_batch runs several requests.
+    expect(Object.keys(doc.paths['/orders']!)).toEqual(['get', 'post', 'patch']);
+    expect(Object.keys(doc.paths['/_batch']!)).toEqual(['post']);
     expect(Object.keys(doc.paths['/orders/{id}']!)).toEqual(['get', 'patch', 'delete']);
     expect(doc.components.schemas['order_status']).toEqual({ type: 'string', enum: ['open', 'paid'], description: 'PostgreSQL enum describe_shop.order_status' });
     const { properties, required } = doc.components.schemas['orders']!;

@@ -177,14 +177,47 @@ export interface TableClient<D, T extends TableName<D>> extends ListQuery<D, T> 
    */
   subscribe(options: SubscribeOptions, onEvent: (event: ChangeEvent<RowOf<D, T>>) => void): Subscription;
 
+  /**
+   * `PATCH /{table}` with an array (docs/writing.md, "Bulk updates"): each row carries its primary
+   * key and its own values; one transaction. `missing: 'ignore'` skips rows no visible row matches
+   * (listed in `missing`); by default they fail the whole update with `NOT_FOUND`.
+   */
+  updateMany<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
+    rows: readonly (UpdateOf<D, T> & Partial<RowOf<D, T>>)[],
+    options?: ReturningOptions<C> & { readonly missing?: 'ignore' | 'error' },
+  ): Promise<ClientResult<BatchBody<Selected<D, T, C[number], never>> & { readonly missing?: number[] }>>;
+
   /** `DELETE /{table}/:id`: `204`, no row. */
   delete(key: KeyValue): Promise<ClientResult<EmptyBody>>;
   /** `DELETE /{table}/:id?returning=`: the deleted row's named columns. */
   delete<const C extends readonly Col<D, T>[]>(key: KeyValue, options: { readonly returning: C }): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
 }
 
+/**
+ * One operation of `client.batch` (docs/writing.md, "Batches"): a single request below the mount.
+ * A value `{ $ref: '0.id' }` in a body row or the query stands for a value an earlier operation returned.
+ */
+export interface BatchOperation {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | readonly string[] | BatchReference>>;
+  readonly body?: unknown;
+  readonly headers?: { readonly Prefer?: string };
+}
+
+export interface BatchReference {
+  readonly $ref: `${number}.${string}`;
+}
+
+/** Each operation's status and body, in order. */
+export interface BatchAnswer {
+  readonly data: { readonly status: number; readonly body: unknown }[];
+}
+
 export interface TablegateClient<D> {
   from<T extends TableName<D>>(table: T): TableClient<D, T>;
+  /** `POST /_batch`: the operations in order in one transaction, all or nothing (`details.operation` names a failure). */
+  batch(operations: readonly BatchOperation[]): Promise<ClientResult<BatchAnswer>>;
   /** `POST /rpc/{function}` with named arguments. */
   rpc<F extends FunctionName<D>>(name: F, ...args: RpcArgs<ArgsOf<D, F>>): Promise<ClientResult<RowBody<ReturnsOf<D, F>>>>;
 }

@@ -22,6 +22,7 @@ export function createClient<D extends GenericDatabase = AnyDatabase>(baseUrl: s
   const transport: Transport = Object.freeze({ baseUrl: baseUrl.replace(/\/+$/, ''), fetch, token: options.token, headers: Object.freeze(headers) });
   const client = {
     from: (table: string) => new TableClientImpl(transport, table),
+    batch: (operations: unknown) => sendRequest(transport, { method: 'POST', path: '/_batch', body: JSON.stringify(operations) }),
     rpc: (name: string, args?: unknown) =>
       sendRequest(transport, { method: 'POST', path: `/rpc/${encodeURIComponent(name)}`, ...(args === undefined ? {} : { body: JSON.stringify(args) }) }),
   };

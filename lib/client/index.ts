@@ -22,6 +22,9 @@ export type {
   GetOptions,
   ReturningOptions,
   UpsertOptions,
+  BatchOperation,
+  BatchReference,
+  BatchAnswer,
 } from './client-types';
 export type {
   Json,

@@ -1,6 +1,6 @@
 /**
  * The run-time side of TableClient (client-types.ts): `client.from(table)` is a list query over the
- * table plus `get` (`GET /{table}/:id`), `insert` / `upsert` (`POST /{table}`), `update` (`PATCH`)
+ * table plus `get` (`GET /{table}/:id`), `insert` / `upsert` (`POST /{table}`), `update` (`PATCH`), `updateMany` (`PATCH /{table}` with an array)
  * and `delete` (`DELETE /{table}/:id`), as docs/querying.md and docs/writing.md describe them.
  * In: keys, rows and options. Out: requests and the gateway's envelopes. Never: sends a body
  * that is not JSON, or changes the rows it is given.
@@ -56,6 +56,11 @@ export class TableClientImpl extends ListQueryImpl {
     const query: (readonly [string, string])[] = Object.entries(options.filters ?? {});
     if (options.select !== undefined) query.push(['select', nameList(options.select)]);
     return subscribeChanges(this.transport, this.table, query, onEvent, options.onError);
+  }
+
+  updateMany(rows: unknown, options: { returning?: Names; missing?: 'ignore' | 'error' } = {}): Promise<ClientResult<unknown>> {
+    const headers: Record<string, string> = options.missing === undefined ? {} : { prefer: `missing=${options.missing}` };
+    return sendRequest(this.transport, { method: 'PATCH', path: this.state.path, query: returningQuery(options.returning), headers, body: JSON.stringify(rows) });
   }
 
   delete(key: unknown, options: { returning?: Names } = {}): Promise<ClientResult<unknown>> {

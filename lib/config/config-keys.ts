@@ -181,6 +181,14 @@ const gatewayRows = {
     key: 'max_batch_size', schema: integer(1), default: 1000, secret: false,
     description: 'Most rows in one batch create (413 above).',
   },
+  maxBatchOperations: {
+    key: 'max_batch_operations', schema: integer(1), default: 100, secret: false,
+    description: 'Most operations in one `POST /_batch` (413 above), and so most statements its transaction runs.',
+  },
+  maxBatchBodyBytes: {
+    key: 'max_batch_body_bytes', schema: integer(1), default: 1048576, secret: false,
+    description: 'Largest `POST /_batch` body, in bytes (413 above); each operation\'s own body is still bounded by `max_request_body_bytes`.',
+  },
   statementTimeoutMs: {
     key: 'statement_timeout_ms', schema: integer(0, MAX_INT4), default: 30000, secret: false,
     description: 'Transaction-local `statement_timeout` for every request, in ms; 0 disables.',

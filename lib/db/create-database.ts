@@ -17,6 +17,7 @@ import { openExportCursor } from './export-cursor';
 import { locateFailingRow } from './locate-failing-row';
 import { isLostStatementError, type NamedStatements } from './named-statements';
 import { type BatchResult, contextQuery, PipelinedTransaction } from './pipelined-transaction';
+import { runTransaction } from './run-transaction';
 import { searchPathOf } from './search-path';
 import { distributedContextStatements } from './distributed-context';
 
@@ -107,6 +108,26 @@ export function createDatabase(
         ...(topology.distributed ? { distributed: true } : {}),
       };
       return openExportCursor(pool, settings, plan.query, plan.shape);
+    },
+
+    async transaction(identity, { readOnly, statements }, work) {
+      // The bound grows with the statements: each may take statement_timeout.
+      const lease = await checkOut(pool, statementTimeoutMs > 0 ? statementTimeoutMs * (statements + 2) + answerGraceMs : 0);
+      const state = { broken: false };
+      let failure: unknown;
+      try {
+        const context = contextQuery({ tenantId: identity.tenantId, userId: identity.userId, agentId: identity.agentId, statementTimeoutMs, searchPath, readOnly });
+        return await runTransaction(lease.client, identity, readOnly, context, work, state);
+      } catch (err) {
+        failure = err;
+        if (lease.timedOut) {
+          throw new GatewayError('SERVICE_UNAVAILABLE', 'The database did not answer in time.', { headers: { 'Retry-After': '1' }, hint: 'Retry later.', cause: err });
+        }
+        throw err;
+      } finally {
+        if (state.broken) lease.discard();
+        else lease.release(failure);
+      }
     },
 
     async locateFailingRow(identity, probe, isRowError) {

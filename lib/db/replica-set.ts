@@ -136,6 +136,11 @@ export class ReplicaSet<I, P extends ReadPlan, R> {
     this.timer.unref();
   }
 
+  /** A write that ran on the primary outside `run` (a batch's transaction): pins the caller as `run` does. */
+  wrote(identity: I): void {
+    this.writers.wrote(this.options.callerOf(identity));
+  }
+
   /** Runs a plan: writes on the primary, reads on a replica unless the caller is pinned to the primary. */
   async run(identity: I, plan: P, forcePrimary: boolean): Promise<R> {
     const { primary, callerOf } = this.options;

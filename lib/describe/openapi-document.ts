@@ -77,6 +77,8 @@ export function openApiDocument(options: OpenApiOptions): Obj {
 
   const fnPaths = functionPaths(schema, options, (oid, nullable, category) => jsonSchemaOfType(oid, schema.types, nullable, naming, category));
   Object.assign(paths, fnPaths);
+  // Several requests in one transaction (docs/writing.md): the default grammar's route only.
+  if (options.grammar.batches === true && tables.length > 0) paths['/_batch'] = batchPath();
 
   schemas.Error = errorSchema();
   return {
@@ -219,6 +221,20 @@ function tablePaths(
       responses: {
         '201': json({ type: 'object', properties: { data: { oneOf: [row, { type: 'array', items: row }] }, count: { type: 'integer' } }, required: ['data'] }, 'The written row, or rows and their count for a batch'),
         ...errors(400, 409, 413, 415),
+      },
+    };
+  }
+  if (update && options.grammar.batches === true) {
+    const keyNames = table.primaryKey.map((c) => c.name);
+    collection.patch = {
+      operationId: `update many ${table.name}`,
+      tags: [tag],
+      summary: `Update several rows of ${table.name}, each by its primary key (${keyNames.join(', ')}) with its own values, in one transaction (docs/writing.md, "Bulk updates")`,
+      parameters: [returning, { name: 'Prefer', in: 'header', required: false, description: '`missing=ignore` skips rows no visible row matches (listed in `missing`); by default they make the whole update a 404.', schema: { type: 'string' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', minItems: 1, items: { allOf: [update, { type: 'object', required: keyNames }] } } } } },
+      responses: {
+        '200': json({ type: 'object', properties: { data: { type: 'array', items: row }, count: { type: 'integer' }, missing: { type: 'array', items: { type: 'integer' } } }, required: ['data', 'count'] }, 'The updated rows'),
+        ...errors(400, 404, 409, 413, 415),
       },
     };
   }
@@ -433,6 +449,36 @@ function functionPaths(schema: SchemaCache, options: OpenApiOptions, typeSchema:
     },
   };
   return paths;
+}
+
+/** `POST /_batch` (docs/writing.md, "Batches: several writes in one transaction"). */
+function batchPath(): Obj {
+  // `$ref` as a property name would read as a JSON reference in the document: matched by pattern instead.
+  const reference = { type: 'object', patternProperties: { '^[$]ref$': { type: 'string', pattern: '^[0-9]+([.][^.]+)+$' } }, minProperties: 1, maxProperties: 1, additionalProperties: false };
+  const operation = {
+    type: 'object',
+    properties: {
+      method: { type: 'string', enum: ['GET', 'POST', 'PATCH', 'DELETE'] },
+      path: { type: 'string', description: 'A route below the mount, e.g. /orders or /orders/7.' },
+      query: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, reference] } },
+      body: { description: 'The request body; a row value may be {"$ref": "<operation>.<key>"}.' },
+      headers: { type: 'object', properties: { Prefer: { type: 'string' } }, additionalProperties: false },
+    },
+    required: ['method', 'path'],
+    additionalProperties: false,
+  };
+  return {
+    post: {
+      operationId: 'batch',
+      tags: ['batch'],
+      summary: 'Several requests, in order, in one transaction as the caller: all succeed or nothing is written',
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', minItems: 1, items: operation } } } },
+      responses: {
+        '200': json({ type: 'object', properties: { data: { type: 'array', items: { type: 'object', properties: { status: { type: 'integer' }, body: {} }, required: ['status', 'body'] } } }, required: ['data'] }, "Each operation's status and body, in order"),
+        ...errors(400, 403, 404, 409, 413, 415),
+      },
+    },
+  };
 }
 
 /** Named arguments as an object; a function with an unnamed argument takes a positional array. */

@@ -20,12 +20,12 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** How long a refused body may keep streaming (into nothing) before the connection is cut. */
 const DRAIN_MS = 10000;
 
-export async function readBody(req: IncomingMessage & { body?: unknown; _body?: unknown }, maxBytes: number): Promise<string | undefined> {
-  if (alreadyParsed(req)) return fromParsedBody(req.body, maxBytes);
+export async function readBody(req: IncomingMessage & { body?: unknown; _body?: unknown }, maxBytes: number, limitKey = 'max_request_body_bytes'): Promise<string | undefined> {
+  if (alreadyParsed(req)) return fromParsedBody(req.body, maxBytes, limitKey);
   const declared = req.headers['content-length'];
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
     discardRest(req);
-    throw tooLarge(maxBytes);
+    throw tooLarge(maxBytes, limitKey);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -35,7 +35,7 @@ export async function readBody(req: IncomingMessage & { body?: unknown; _body?: 
       if (size > maxBytes) {
         cleanup();
         discardRest(req);
-        reject(tooLarge(maxBytes));
+        reject(tooLarge(maxBytes, limitKey));
         return;
       }
       chunks.push(chunk);
@@ -70,13 +70,13 @@ function alreadyParsed(req: IncomingMessage & { body?: unknown; _body?: unknown 
   return req._body === true || (req.readableEnded && req.body !== undefined);
 }
 
-function fromParsedBody(body: unknown, maxBytes: number): string | undefined {
+function fromParsedBody(body: unknown, maxBytes: number, limitKey: string): string | undefined {
   let text: string | undefined;
   if (typeof body === 'string') text = body;
   else if (Buffer.isBuffer(body)) text = body.toString('utf8');
   else if (body !== undefined) text = JSON.stringify(body);
   if (text === undefined || text === '') return undefined;
-  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
+  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes, limitKey);
   return text;
 }
 
@@ -91,8 +91,9 @@ function discardRest(req: IncomingMessage): void {
   req.resume();
 }
 
-function tooLarge(maxBytes: number): GatewayError {
-  return new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes (max_request_body_bytes).`, {
-    details: { max_request_body_bytes: maxBytes },
+/** `limitKey`: the configuration key that set the bound (`max_batch_body_bytes` for a batch). */
+function tooLarge(maxBytes: number, limitKey: string): GatewayError {
+  return new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes (${limitKey}).`, {
+    details: { [limitKey]: maxBytes },
   });
 }

@@ -36,8 +36,11 @@ const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 /** Every command kind, checked against the Command union: a new kind fails the build until it is listed. */
 const commandKinds: Readonly<Record<CommandKind, true>> = { list: true, get: true, read: true, aggregate: true, explain: true, insert: true, update: true, delete: true, rpc: true, contracts: true };
-/** `route` label values: the command kinds, and `unknown` before (or without) a parsed command. */
-export const routeLabels: readonly string[] = [...Object.keys(commandKinds), 'unknown'];
+/**
+ * `route` label values: the command kinds, `batch` for a request that ran several (a batch, a
+ * nested insert, a bulk update: docs/writing.md), and `unknown` before (or without) a parsed command.
+ */
+export const routeLabels: readonly string[] = [...Object.keys(commandKinds), 'batch', 'unknown'];
 /** Status classes that exist at 0 from the start; others appear when they first occur. */
 const initialStatusClasses = ['2xx', '4xx', '5xx'];
 /** `reason` of a schema discovery: lib/create-gateway.ts (start, manual, drift) and lib/schema/schema-watcher.ts. */

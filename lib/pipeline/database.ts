@@ -46,4 +46,18 @@ export interface Database {
    * that is rolled back. Undefined when it cannot tell.
    */
   locateFailingRow(identity: Identity, probe: RowProbe, isRowError: (err: unknown) => boolean): Promise<FailingRow | undefined>;
+  /**
+   * Several plans in ONE transaction as one caller (a batch, docs/writing.md#batches): the
+   * transaction sets the caller's tenant context, `work` runs plans through the Database it is
+   * given (each plan's statement in that transaction, in order), and the transaction commits when
+   * `work` resolves and is rolled back when it throws, so nothing of a failed batch is written.
+   * `readOnly`: a READ ONLY transaction. `statements`: how many plans at most, which bounds the
+   * whole transaction's time. Absent on a Database that cannot (a host's own): batches are refused.
+   */
+  transaction?<T>(identity: Identity, options: TransactionOptions, work: (db: Database) => Promise<T>): Promise<T>;
+}
+
+export interface TransactionOptions {
+  readonly readOnly: boolean;
+  readonly statements: number;
 }

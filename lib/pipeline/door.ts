@@ -14,7 +14,10 @@ import type { ServerResponse } from 'node:http';
 import type { Command } from '../command/command';
 import type { GatewayError } from '../errors/gateway-error';
 import type { RequestSettings } from './database';
+import type { GatewayRequest } from './gateway-request';
 import type { Plan } from './plan';
+import type { ResolvedConfig } from './resolved-config';
+import type { SchemaCache } from '../schema/schema-types';
 import type { Result } from './result';
 import type { ExecuteContext, Stages } from './stage-types';
 
@@ -47,6 +50,37 @@ export interface DescribedGrammar {
   readonly filterOperators: readonly string[];
   /** Query parameters that are not column filters. */
   readonly reservedParameters: readonly string[];
+  /** `POST /_batch` and `PATCH /{table}` with an array exist (the door has `expand`). */
+  readonly batches?: boolean;
+}
+
+/** One operation's answer inside an expansion: its HTTP status and JSON body text (null: none, a 204). */
+export interface OperationAnswer {
+  readonly status: number;
+  readonly body: string | null;
+}
+
+/** One single request of an expansion. */
+export interface ExpandedOperation {
+  /** What an error of this operation adds to its `details` (`{ operation: 2 }`, `{ row: 5 }`). */
+  readonly where: Readonly<Record<string, unknown>>;
+  /** The request with every reference to an earlier answer replaced by a stand-in: checked before any SQL runs. */
+  readonly checked: GatewayRequest;
+  /** The request to run, given the answers of the operations before it (undefined: skipped). */
+  request(earlier: readonly (OperationAnswer | undefined)[]): GatewayRequest;
+}
+
+/**
+ * A request that stands for several single requests run in order in ONE transaction as its caller
+ * (docs/writing.md: batches, nested inserts, bulk updates). Each operation is parsed by the door's
+ * own parse stage and goes through policy, allow-list, compile and execute like the single request.
+ */
+export interface Expansion {
+  readonly operations: readonly ExpandedOperation[];
+  /** A 404 an operation's answer gives (no visible row) skips it instead of failing the whole. */
+  readonly skipsNotFound: boolean;
+  /** The answers, in order (undefined: skipped) -> the one response. */
+  answer(answers: readonly (OperationAnswer | undefined)[]): OperationAnswer;
 }
 
 export interface Door extends Responder {
@@ -57,4 +91,14 @@ export interface Door extends Responder {
   readonly execute: ExecuteHooks;
   /** What the door adds to the description; absent: it documents the default grammar. */
   readonly describes?: DescribedGrammar;
+  /**
+   * Whether a request stands for several (an Expansion): undefined for a single request (cheap, no
+   * body parsed), else the function that parses it, called once the caller is authenticated.
+   * Absent: the door has none.
+   */
+  readonly expand?: (request: GatewayRequest, schema: SchemaCache, config: ResolvedConfig) => (() => Expansion) | undefined;
+  /** With `expand`: one operation's Result -> its status and body, as `send` would answer it. */
+  readonly render?: (command: Command, plan: Pick<Plan, 'shape'>, result: Result) => OperationAnswer;
+  /** With `expand`: the body limit of a route that takes more than one request's body (`_batch`), else undefined. */
+  readonly bodyLimit?: (path: string, config: ResolvedConfig) => number | undefined;
 }

@@ -39,5 +39,7 @@ export function measuredDatabase(db: Database, measures: RequestMeasures): Datab
     locateFailingRow: (identity, probe, isRowError) => timed(() => db.locateFailingRow(identity, probe, isRowError)),
     // An export's time counts until its first batch is read; the rest is spent writing the body.
     ...(db.stream ? { stream: (identity, plan) => timed(() => db.stream!(identity, plan)) } : {}),
+    // A batch's transaction counts as one call, from checkout to COMMIT.
+    ...(db.transaction ? { transaction: (identity, options, work) => timed(() => db.transaction!(identity, options, work)) } : {}),
   };
 }

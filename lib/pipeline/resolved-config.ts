@@ -71,6 +71,10 @@ export interface ResolvedConfig {
   /** Bound on one response's body, checked by PostgreSQL where the body is built (docs/configuration.md). */
   readonly maxResponseBytes: number;
   readonly maxBatchSize: number;
+  /** Most operations in one `POST /_batch` (docs/writing.md#batches). */
+  readonly maxBatchOperations: number;
+  /** Largest `POST /_batch` body, in bytes. */
+  readonly maxBatchBodyBytes: number;
   readonly statementTimeoutMs: number;
   /** Most rows one export may stream; 0: exports are off (docs/querying.md, "Exports"). */
   readonly maxExportRows: number;

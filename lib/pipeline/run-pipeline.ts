@@ -37,7 +37,7 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
 }
 
 /** The auth stage, timed into `ctx.measures` (a synchronous answer or failure too). */
-function authenticate(stages: Stages, ctx: GatewayContext): Identity | Promise<Identity> {
+export function authenticate(stages: Stages, ctx: GatewayContext): Identity | Promise<Identity> {
   const measures = ctx.measures;
   if (measures === undefined) return stages.auth(ctx);
   const started = performance.now();

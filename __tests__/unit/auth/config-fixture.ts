@@ -26,6 +26,8 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxRequestBodyBytes: 1048576,
     maxResponseBytes: 67108864,
     maxBatchSize: 1000,
+    maxBatchOperations: 100,
+    maxBatchBodyBytes: 1048576,
     statementTimeoutMs: 30000,
     maxExportRows: 0,
     exportStatementTimeoutMs: 60000,

@@ -40,7 +40,7 @@ describe('Metrics', () => {
     expect(requests.map((v) => `${v.labels['route']}/${v.labels['status_class']}=${v.value}`).sort()).toEqual(
       routeLabels.flatMap((r) => ['2xx', '4xx', '5xx'].map((c) => `${r}/${c}=0`)).sort(),
     );
-    expect(routeLabels).toEqual(['list', 'get', 'read', 'aggregate', 'explain', 'insert', 'update', 'delete', 'rpc', 'contracts', 'unknown']);
+    expect(routeLabels).toEqual(['list', 'get', 'read', 'aggregate', 'explain', 'insert', 'update', 'delete', 'rpc', 'contracts', 'batch', 'unknown']);
     expect((await series(metrics, 'tablegate_auth_failures_total')).map((v) => v.labels['reason'])).toEqual([...authFailureReasons]);
     expect((await series(metrics, 'tablegate_schema_reloads_total'))).toHaveLength(reloadReasons.length * 2);
     expect((await series(metrics, 'tablegate_rate_limited_total'))).toHaveLength(routeLabels.length);

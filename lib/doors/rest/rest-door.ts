@@ -14,6 +14,7 @@ import { aggregateParameters } from './parse/parse-aggregate';
 import { reservedParameters } from './parse/parse-list';
 import { renderResult } from './respond/render-result';
 import { writeExport } from './respond/write-export';
+import { batchRoute, expandRequest } from './batch/expand-request';
 
 export function createRestDoor(deps: { readonly cursors: CursorCodec; readonly exportStats: ExportStats }): Door {
   const { cursors, exportStats } = deps;
@@ -21,8 +22,12 @@ export function createRestDoor(deps: { readonly cursors: CursorCodec; readonly e
     name: 'rest',
     parse: createParseStage(cursors),
     execute: {},
-    describes: { filterOperators: filterOps, reservedParameters: [...new Set([...reservedParameters, 'returning', ...aggregateParameters])] },
+    describes: { filterOperators: filterOps, reservedParameters: [...new Set([...reservedParameters, 'returning', ...aggregateParameters])], batches: true },
     readsBody: (method) => method === 'POST' || method === 'PATCH',
+    // Batches, nested inserts and bulk updates: several single requests in one transaction (docs/writing.md).
+    expand: expandRequest,
+    render: (command, plan, result) => renderResult(command, plan, result, cursors),
+    bodyLimit: (path, config) => (path === `/${batchRoute}` ? config.maxBatchBodyBytes : undefined),
     send(res, command, plan, result, requestId) {
       // An export: written as its rows arrive (docs/querying.md, "Exports").
       if (result.stream) return writeExport(res, command, plan.shape, result.stream, exportStats, requestId);

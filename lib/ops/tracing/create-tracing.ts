@@ -109,6 +109,8 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
         return within(span, () => db.run(identity, withTrace(span, plan)));
       },
       locateFailingRow: (identity, probe, isRowError) => within(start(), () => db.locateFailingRow(identity, probe, isRowError)),
+      // A batch's transaction: one span from checkout to COMMIT; its statements run inside it.
+      ...(db.transaction ? { transaction: (identity, options, work) => within(start(), () => db.transaction!(identity, options, work)) } : {}),
       // An export's span lasts until its last batch is read or the stream is closed.
       ...(db.stream
         ? {

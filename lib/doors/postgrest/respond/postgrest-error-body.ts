@@ -22,6 +22,8 @@ const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
   VALIDATION_ERROR: { code: 'PGRST100', status: 400 },
   RPC_NAME_NOT_QUALIFIED: { code: 'PGRST202', status: 404 },
   RPC_SIGNATURE_MISMATCH: { code: 'PGRST202', status: 404 },
+  // The PostgREST door has no batches; listed so that every code has a PostgREST form.
+  BATCH_REFERENCE_INVALID: { code: 'PGRST100', status: 400 },
   UNAUTHORIZED: { code: 'PGRST301', status: 401 },
   FORBIDDEN: { code: '42501', status: 403 },
   QUERY_NOT_ALLOWED: { code: '42501', status: 403 },

@@ -1,0 +1,111 @@
+/**
+ * Runs a request that stands for several (an Expansion from the door: a batch, a nested insert, a
+ * bulk update; docs/writing.md) as its caller, all or nothing. In: the request's context with the
+ * caller's identity, the expansion, the stages. Out: the one answer. Never: runs SQL before every
+ * operation has passed parse, the rate limit, policy and allow-list; runs an operation through
+ * anything but the stages a single request goes through; or commits part of the operations.
+ *
+ * 1. Before any SQL: each operation, with stand-ins for references to earlier answers, through
+ *    the door's parse stage, the rate limit, policy and allow-list. A refusal names the operation.
+ * 2. One transaction (Database.transaction): each operation, with its references resolved, through
+ *    parse, policy, allow-list, compile and execute again (its values are real now), and the
+ *    door's rendering. The first failure rolls everything back and is the answer, naming the operation.
+ */
+import type { Command } from './command/command';
+import { toGatewayError } from './db/to-gateway-error';
+import { GatewayError, isGatewayError } from './errors/gateway-error';
+import { locatedError } from './errors/located-error';
+import { responseTooLarge } from './errors/response-too-large';
+import type { Database } from './pipeline/database';
+import type { Expansion, OperationAnswer } from './pipeline/door';
+import type { Identity } from './pipeline/identity';
+import type { CommandContext, GatewayContext, Stages } from './pipeline/stage-types';
+import type { Plan } from './pipeline/plan';
+import type { Result } from './pipeline/result';
+
+export interface ExpansionParts {
+  readonly stages: Stages;
+  readonly render: (command: Command, plan: Pick<Plan, 'shape'>, result: Result) => OperationAnswer;
+  /** The rate limit (docs/scaling-out.md#rate-limits): each operation counts as the single request would. */
+  readonly admit?: (ctx: CommandContext) => Promise<void>;
+}
+
+/** Kinds that only read: a batch of nothing else runs in a READ ONLY transaction. */
+const readKinds = new Set<Command['kind']>(['list', 'get', 'aggregate', 'explain', 'read', 'contracts']);
+
+export async function runExpansion(ctx: GatewayContext & { readonly identity: Identity }, expansion: Expansion, parts: ExpansionParts): Promise<OperationAnswer> {
+  const { stages } = parts;
+  const { identity, config, schema } = ctx;
+  const where = (i: number) => expansion.operations[i]!.where;
+  const label = (i: number) => describeWhere(where(i));
+
+  const commands: Command[] = [];
+  for (const [i, op] of expansion.operations.entries()) {
+    try {
+      const base = { request: op.checked, config, schema, db: ctx.db, identity };
+      const parsed = { ...base, command: await stages.parse(base) };
+      if (parts.admit) await parts.admit(parsed);
+      const allowed = { ...base, command: await stages.policy(parsed) };
+      commands.push(await stages.allowList(allowed));
+    } catch (err) {
+      throw located(err, where(i), label(i));
+    }
+  }
+  const db = ctx.db;
+  if (!db.transaction) throw new Error('the Database cannot run several statements in one transaction');
+  const readOnly = commands.every((c) => readKinds.has(c.kind));
+  let at = 0;
+  try {
+    return await db.transaction(identity, { readOnly, statements: expansion.operations.length }, async (inTransaction: Database) => {
+      const answers: (OperationAnswer | undefined)[] = [];
+      let bytes = 0;
+      for (const [i, op] of expansion.operations.entries()) {
+        at = i;
+        let ran = false;
+        try {
+          const base = { request: op.request(answers), config, schema, db: inTransaction, identity };
+          const parsed = { ...base, command: await stages.parse(base) };
+          const allowed = { ...parsed, command: await stages.policy(parsed) };
+          const listed = { ...allowed, command: await stages.allowList(allowed) };
+          const plan = await stages.compile(listed);
+          const result = await stages.execute({ ...listed, plan });
+          ran = true;
+          const answer = parts.render(listed.command, plan, result);
+          bytes += answer.body === null ? 0 : Buffer.byteLength(answer.body);
+          if (bytes > config.maxResponseBytes) throw responseTooLarge(config.maxResponseBytes, bytes);
+          answers.push(answer);
+        } catch (err) {
+          // A row its statement did not find (RLS hides it, or it does not exist), when the
+          // request asked to skip those: the statement ran without error, the transaction goes on.
+          if (ran && expansion.skipsNotFound && isGatewayError(err) && err.code === 'NOT_FOUND') {
+            answers.push(undefined);
+            continue;
+          }
+          throw located(err, where(i), label(i));
+        }
+      }
+      return expansion.answer(answers);
+    });
+  } catch (err) {
+    if (isGatewayError(err)) throw err;
+    // From BEGIN or COMMIT (a deferred constraint), outside any operation's execute stage.
+    const mapped = toGatewayError(err, { kind: commands[at]?.kind ?? 'insert' });
+    throw mapped ?? err;
+  }
+}
+
+function located(err: unknown, where: Readonly<Record<string, unknown>>, label: string): unknown {
+  return isGatewayError(err) && !alreadyLocated(err, where) ? locatedError(err, where, label) : err;
+}
+
+function alreadyLocated(err: GatewayError, where: Readonly<Record<string, unknown>>): boolean {
+  const details = err.details as Record<string, unknown> | undefined;
+  return typeof details === 'object' && details !== null && Object.keys(where).every((k) => k in details && details[k] === where[k]);
+}
+
+function describeWhere(where: Readonly<Record<string, unknown>>): string {
+  if ('operation' in where) return `Operation ${String(where.operation)} of the batch`;
+  if ('row' in where) return `Row ${String(where.row)} of the bulk update`;
+  if ('at' in where) return `The nested insert into ${String(where.at)}`;
+  return 'An operation';
+}
