@@ -131,6 +131,53 @@ describe('postgrest calls: tenant isolation', () => {
   });
 });
 
+describe('postgrest calls: Prefer: max-affected', () => {
+  const notes = async (): Promise<unknown[]> => (await db.admin.query('SELECT id, body FROM pgrst.notes ORDER BY id')).rows;
+  const call = (body: unknown, prefer: string, query = '', token = pgrstTokenA) =>
+    fetch(`${app.url}/rpc/rewrite_bodies${query}`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json', Prefer: prefer }, body: JSON.stringify(body) });
+
+  it('a call returning more rows than max-affected (handling=strict) is PGRST124, 400, and what it wrote is rolled back', async () => {
+    const before = await notes();
+    // postgrest-js types maxAffected() for PostgREST 13 clients only; the call is the same.
+    const call13: Any = A().rpc('rewrite_bodies', { p_body: 'too many' });
+    const { data, error, status } = await call13.maxAffected(1);
+    expect({ data, status, code: error?.code, message: error?.message, details: error?.details }).toEqual({
+      data: null, status: 400, code: 'PGRST124', message: 'Query result exceeds max-affected preference constraint', details: 'The query affects 2 rows',
+    });
+    expect(await notes()).toEqual(before);
+  });
+
+  it("within the limit the call commits; the count is of the caller's tenant's rows only (B has one)", async () => {
+    const res = await call({ p_body: 'B within' }, 'handling=strict, max-affected=1', '', pgrstTokenB);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('preference-applied')).toBe('handling=strict, max-affected=1');
+    expect(((await res.json()) as Any).map((r: Any) => r.body)).toEqual(['B within']);
+    const { rows } = await db.admin.query('SELECT body FROM pgrst.notes WHERE id = 2001');
+    expect(rows).toEqual([{ body: 'B within' }]);
+  });
+
+  it('the count is of the rows answered (after filters and limit), as PostgREST counts them', async () => {
+    const res = await call({ p_body: 'limited' }, 'handling=strict, max-affected=1, tx=rollback', '?select=id&limit=1');
+    expect(res.status).toBe(200);
+    expect((await res.json()) as Any).toHaveLength(1);
+  });
+
+  it('a function returning one value counts 1: max-affected=0 refuses it and rolls back its write', async () => {
+    const res = await fetch(`${app.url}/rpc/rename_author`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'handling=strict, max-affected=0' }, body: '{"p_id":3,"p_name":"over"}' });
+    expect(res.status).toBe(400);
+    expect((await res.json()) as Any).toMatchObject({ code: 'PGRST124', details: 'The query affects 1 rows' });
+    const { rows } = await db.admin.query('SELECT name <> $1 AS kept FROM pgrst.authors WHERE id = 3', ['over']);
+    expect(rows).toEqual([{ kept: true }]);
+  });
+
+  it('without handling=strict max-affected is ignored, as in PostgREST', async () => {
+    const res = await call({ p_body: 'lenient' }, 'max-affected=1, tx=rollback');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('preference-applied')).toBe('tx=rollback');
+    expect((await res.json()) as Any).toHaveLength(2);
+  });
+});
+
 describe('postgrest calls: settings and errors', () => {
   it('request.jwt.claims, request.method, request.path and request.headers are set transaction-locally, beside app.*', async () => {
     const res = await fetch(`${app.url}/rpc/request_info`, { headers: { ...bearer(), 'X-Custom': 'abc', Cookie: 'sid=secret' } });

@@ -272,6 +272,8 @@ export interface CallAnswer {
   readonly applied: readonly string[];
   /** HEAD: the same answer without a body. */
   readonly head: boolean;
+  /** More rows in the result fails the call, rolled back (`Prefer: handling=strict, max-affected=n`); absent: no limit. */
+  readonly maxAffected?: number;
 }
 
 /** `GET /_rpc/contracts`: the callable functions, rendered from the schema cache. */

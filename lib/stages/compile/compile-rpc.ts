@@ -18,6 +18,7 @@
  */
 import type { ReadCommand, RpcCommand } from '../../command/command';
 import { isBinaryDecodable } from '../../db/binary/binary-to-json';
+import { maxAffectedMarker } from '../../errors/statement-markers';
 import { catalogType, empty, ident, join, sql, type Sql } from '../../sql/sql';
 import { compileCountEstimate, compileRead } from './compile-read';
 
@@ -77,6 +78,31 @@ export function compileRpcRead(command: RpcCommand, read: ReadCommand): Sql {
 /** `count=planned|estimated` of such a call: the planner's estimate of its rows, as for a table. */
 export function compileRpcCountEstimate(command: RpcCommand, read: ReadCommand): Sql {
   return compileCountEstimate(read, rowsOfCall(command));
+}
+
+/**
+ * A call's statement (compileRpc's text result, or compileRpcRead's body, count, total) with the
+ * call's `answer.maxAffected` check (docs/postgrest-dialect.md, "Functions"): more rows than
+ * allowed and the statement fails with `maxAffectedMarker` and the count, so the call's
+ * transaction, and what the function wrote, rolls back. The count: the rows of the
+ * answered read of a set of rows (after filters and limit), the elements of any other set's
+ * array, 1 for a function returning one value (or void). The check sits in a column the caller
+ * reads, never in one a wrapper could drop unevaluated. A plan (EXPLAIN) and a binary result are
+ * left as they are: the function does not run, or no door asks.
+ */
+export function maxAffectedChecked(command: RpcCommand, statement: Sql): Sql {
+  const max = command.answer?.maxAffected;
+  if (max === undefined || command.resultFormat === 'binary') return statement;
+  const fail = (count: Sql): Sql => sql`pg_catalog.int4in((${maxAffectedMarker}::text || ':' || ${count})::cstring)::text`;
+  const read = command.answer?.read;
+  if (read) {
+    if (read.media === 'plan') return statement;
+    return sql`SELECT _q.b, CASE WHEN _q.n::bigint > ${max}::bigint THEN ${fail(sql`_q.n`)} ELSE _q.n END, _q.t FROM (${statement}) AS _q(b, n, t)`;
+  }
+  const { fn } = command;
+  // One value: the count is 1, written so that it is not a constant the planner would fold (and raise) whatever the limit.
+  const count = fn.returnsSet && fn.returns !== 'void' ? sql`json_array_length(_q.v::json)::bigint` : sql`(coalesce(octet_length(_q.v), 0) * 0 + 1)::bigint`;
+  return sql`SELECT CASE WHEN ${count} > ${max}::bigint THEN ${fail(count)} ELSE _q.v END FROM (${statement}) AS _q(v)`;
 }
 
 function rowsOfCall(command: RpcCommand): (alias: Sql) => Sql {

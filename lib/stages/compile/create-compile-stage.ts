@@ -19,7 +19,7 @@ import { compileExport } from './compile-export';
 import { compileList, compileParentVisible } from './compile-list';
 import { compilePlan } from './compile-plan';
 import { compileCountEstimate, compileRead, estimateCap } from './compile-read';
-import { compileRpc, compileRpcCountEstimate, compileRpcRead } from './compile-rpc';
+import { compileRpc, compileRpcCountEstimate, compileRpcRead, maxAffectedChecked } from './compile-rpc';
 import { compileWriteAnswer } from './compile-answered-write';
 import { compileUpdate } from './compile-update';
 import { shapeOf } from './shape-of';
@@ -62,7 +62,7 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     case 'delete':
       return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileDelete(command, config.maxResponseBytes);
     case 'rpc':
-      return command.answer?.read ? compileRpcRead(command, command.answer.read) : compileRpc(command);
+      return maxAffectedChecked(command, command.answer?.read ? compileRpcRead(command, command.answer.read) : compileRpc(command));
     case 'read':
       return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command)) : compileRead(command);
     default:
