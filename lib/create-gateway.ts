@@ -55,6 +55,9 @@ import { nothingVisible } from './errors/name-hint';
 import { createRestDoor } from './doors/rest/rest-door';
 import { UnknownTableError } from './doors/shared/resolve-names';
 import { createPostgrestDoor } from './doors/postgrest/postgrest-door';
+import { createMcpRouter } from './doors/mcp/create-mcp-router';
+import { renderResult } from './doors/rest/respond/render-result';
+import { describeAccess } from './stages/policy/describe-access';
 import type { Door } from './pipeline/door';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
@@ -62,6 +65,7 @@ import { loadAccessPolicy } from './stages/policy/load-access-policy';
 import { loadLegacyPolicy } from './stages/policy/load-legacy-policy';
 import { applyStageOverrides } from './pipeline/run-pipeline';
 import type { Stages } from './pipeline/stage-types';
+import type { Identity } from './pipeline/identity';
 
 const log = createDebug('tablegate:gateway');
 
@@ -70,6 +74,12 @@ export interface Gateway extends Router {
   readonly ready: Promise<void>;
   /** GET /metrics and GET /health/internal, to mount where the host wants them. */
   readonly admin: Router;
+  /**
+   * The agents' door (docs/mcp.md): a Model Context Protocol endpoint (Streamable HTTP) whose tools
+   * run the REST routes' commands as the token's caller. Mount it where the host wants it
+   * (`tablegate serve`: /mcp); it answers 404 unless `mcp = { enabled = true }`.
+   */
+  readonly mcp: Router;
   /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
   reloadSchema(): Promise<void>;
   /**
@@ -124,7 +134,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Decided once: with tracing off nothing on the request path is wrapped (docs/observability.md).
   const tracing = createTracing(config, version);
   const overridden = applyStageOverrides(defaults, options.stages);
-  const stages = tracing ? tracing.stages(overridden) : overridden;
+  const withTracing = (given: Stages): Stages => (tracing ? tracing.stages(given) : given);
+  const stages = withTracing(overridden);
   const nameVisibility = createNameVisibility({ access: accessPolicy, legacy: legacyPolicy }, functionAllowList);
   const describe = createDescribeRoute({ config, grammar: door.describes ?? rest.describes!, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
@@ -144,6 +155,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
   const limiter = config.rateLimit && createRateLimiter(config.rateLimit, pool, () => namedStatements.enabled);
+  // mcp.calls_per_minute: each agent's own count of tool calls, in the rate limit's store (docs/mcp.md).
+  const callsPerMinute = config.mcp?.enabled === true ? config.mcp.callsPerMinute : undefined;
+  const agentLimiter = callsPerMinute === undefined ? undefined : createRateLimiter({ requests: callsPerMinute, windowS: 60, store: config.rateLimit?.store ?? 'memory' }, pool, () => namedStatements.enabled);
   let schema: SchemaCache | undefined;
   // An unknown table's 404 says when the database has it after all (docs/errors.md, NOT_FOUND).
   const unloaded = new UnloadedTables((name) => relationExists(pool, config.schemas, name));
@@ -210,6 +224,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await mine.start();
       await discover('start');
       await limiter?.check();
+      await agentLimiter?.check();
     } catch (err) {
       void mine.stop();
       // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
@@ -270,16 +285,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
     queryPattern,
     reloadAfterDrift: () => reloadAfterDrift(),
-    withHints: async (err, identity) => {
-      if (!(err instanceof GatewayError)) return err;
-      // No identity (the request failed before auth finished): no name of the schema at all.
-      const visibility = identity === undefined ? nothingVisible : nameVisibility(identity);
-      const narrowed = err.visibleTo(visibility);
-      // The reload hint confirms that a table exists: only for one the caller's policy would let it read.
-      if (narrowed instanceof UnknownTableError && visibility.readable(unloadedTable(narrowed.table)) && (await unloaded.exists(narrowed.table))) return narrowed.withReloadHint();
-      return narrowed;
-    },
+    withHints: (err, identity) => hinted(err, identity),
   });
+  /** The error to answer: its hints narrowed to the names the caller may see (docs/errors.md). */
+  async function hinted(err: unknown, identity: Identity | undefined): Promise<unknown> {
+    if (!(err instanceof GatewayError)) return err;
+    // No identity (the request failed before auth finished): no name of the schema at all.
+    const visibility = identity === undefined ? nothingVisible : nameVisibility(identity);
+    const narrowed = err.visibleTo(visibility);
+    // The reload hint confirms that a table exists: only for one the caller's policy would let it read.
+    if (narrowed instanceof UnknownTableError && visibility.readable(unloadedTable(narrowed.table)) && (await unloaded.exists(narrowed.table))) return narrowed.withReloadHint();
+    return narrowed;
+  }
   const handle = tracing ? tracing.handler(untraced) : untraced;
 
   // A table or column the cache knows is gone (a migration ran): re-discover in the background,
@@ -308,6 +325,26 @@ export function createGateway(options: GatewayOptions): Gateway {
     replicas: () => replicas?.status(),
   });
 
+  // The agents' door (docs/mcp.md): a tool call is the REST request for it, so its parse is the REST
+  // door's whatever this mount's door is (a parse override applies when the mount is REST too).
+  const mcpStages = door === rest ? stages : withTracing(applyStageOverrides({ ...defaults, parse: rest.parse }, { ...options.stages, parse: undefined }));
+  const mcp = createMcpRouter({
+    config,
+    stages: mcpStages,
+    render: (command, plan, result) => renderResult(command, plan, result, cursors),
+    whenStarted,
+    schema: () => schema!,
+    database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
+    access: (identity) => describeAccess({ access: accessPolicy, legacy: legacyPolicy }, identity),
+    callable: (fn) => functionAllowList === undefined || functionAllowList.allows(fn),
+    limiter: limiter || undefined,
+    agentLimiter,
+    metrics,
+    drain,
+    withHints: (err, identity) => hinted(err, identity),
+    version,
+  });
+
   let closing: Promise<void> | undefined;
   // Created on first access (the host mounting it): only then is swagger-ui-dist, an optional peer,
   // needed; missing, that access throws GatewayConfigError naming `npm install swagger-ui-dist`.
@@ -317,6 +354,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return Object.assign(router, {
     ready,
     admin,
+    mcp,
     config,
     async reloadSchema(): Promise<void> {
       await whenStarted();
@@ -335,6 +373,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       closing ??= (async () => {
         const drained = drain.drain(config.drainTimeoutMs);
         limiter?.close();
+        agentLimiter?.close();
         // No start begins once draining (whenStarted checks it), so this is the last watcher.
         await Promise.all([watcher?.stop(), startup.catch(() => undefined)]);
         const aborted = await drained;

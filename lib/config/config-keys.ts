@@ -180,6 +180,27 @@ const gatewayRows = {
     example: { requests: 100, window_s: 60, store: 'memory' },
     description: 'Requests per caller (tenant and user, or IP) and route kind per window; store `memory` (per process) or `postgres` (shared). Unset = no limit.',
   },
+  mcp: {
+    key: 'mcp', default: undefined, secret: false,
+    schema: {
+      type: 'object',
+      properties: {
+        enabled: flag, writes: flag, max_rows: integer(1, 100000), calls_per_minute: integer(1, MAX_INT4),
+        authorization_servers: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+      },
+      additionalProperties: false,
+    },
+    optionSchema: {
+      type: 'object',
+      properties: {
+        enabled: flag, writes: flag, maxRows: integer(1, 100000), callsPerMinute: integer(1, MAX_INT4),
+        authorizationServers: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+      },
+      additionalProperties: false,
+    },
+    example: { enabled: true, writes: false, max_rows: 100 },
+    description: 'The agents\' door (docs/mcp.md): a Model Context Protocol endpoint, `gateway.mcp`, mounted by `tablegate serve` at /mcp when `enabled = true`. `writes` adds the write tools; `max_rows` caps read results (default 100); `authorization_servers` are named in the OAuth Protected Resource Metadata; `calls_per_minute` caps each agent\'s tool calls. Unset = off.',
+  },
   tracing: {
     key: 'tracing', default: undefined, secret: false,
     schema: {

@@ -29,6 +29,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     maxExportRows: 0,
     exportStatementTimeoutMs: 60000,
     rateLimit: undefined,
+    mcp: undefined,
     tracing: undefined,
     docsApiUrl: '/api',
     explainEnabled: true,
