@@ -41,7 +41,7 @@ export function toolRequest(tool: CommandTool, args: ToolArgs, caller: GatewayRe
       return request(caller, 'GET', [table, keySegment(schema, table, args['key'])], query);
     case 'aggregate':
       query.push(['fn', String(args['fn'])]);
-      if (typeof args['column'] === 'string') query.push(['column', args['column']]);
+      if (typeof args['column'] === 'string') query.push(['column', quotedList([args['column']])]);
       addFilters(query, args['filters']);
       return request(caller, 'GET', [table, 'aggregate'], query);
     case 'call_function':
