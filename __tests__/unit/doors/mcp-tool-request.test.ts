@@ -19,6 +19,7 @@ import type { ParseContext } from '../../../lib/pipeline/stage-types';
 import { createParseStage } from '../../../lib/doors/rest/parse/create-parse-stage';
 import { callerView } from '../../../lib/doors/mcp/caller-view';
 import { mcpSettings } from '../../../lib/doors/mcp/mcp-settings';
+import { toolNames } from '../../../lib/doors/mcp/tool-names';
 import { toolRequest, type CommandTool } from '../../../lib/doors/mcp/tool-request';
 import { fromRestBody, toolResult } from '../../../lib/doors/mcp/tool-result';
 import { testConfig } from '../auth/config-fixture';
@@ -110,6 +111,18 @@ describe("the caller's view", () => {
     const names = (writes: boolean) => callerView(schema, fullAccess, () => true, mcpSettings({ enabled: true, writes })).tools().map((t) => t.name);
     expect(names(false)).toEqual(['list_tables', 'describe_table', 'query_rows', 'get_row', 'aggregate']);
     expect(names(true)).toEqual(['list_tables', 'describe_table', 'query_rows', 'get_row', 'aggregate', 'insert_rows', 'update_row', 'delete_row']);
+  });
+
+  it('offers(tool) agrees with the tool list, for every tool and policy', () => {
+    const readOnly: CallerAccess = (table) => ({ ...fullAccess(table)!, operations: new Set(['read'] as const) });
+    const nothing: CallerAccess = () => null;
+    for (const access of [fullAccess, hideNotes, readOnly, nothing]) {
+      for (const writes of [false, true]) {
+        const view = callerView(schema, access, () => true, mcpSettings({ enabled: true, writes }));
+        const listed = view.tools().map((t) => t.name);
+        for (const tool of toolNames) expect([tool, view.offers(tool)]).toEqual([tool, listed.includes(tool)]);
+      }
+    }
   });
 
   it('caps limit at mcp.max_rows in the input schema', () => {

@@ -31,6 +31,8 @@ export interface CallerView {
   /** Callable functions by the name call_function takes (`schema.name`). */
   readonly functions: ReadonlyMap<string, DbFunction>;
   tools(): ToolDescription[];
+  /** Whether tools() lists the tool, without building the schemas (a tool call needs only this). */
+  offers(tool: ToolName): boolean;
   listTables(): Record<string, unknown>;
   describeTable(name: string): Record<string, unknown>;
   /** The columns the caller may read of a table it may see (delete_row returns these). */
@@ -107,6 +109,27 @@ export function callerView(schema: SchemaCache, access: CallerAccess, callable: 
         add('delete_row', keyed('delete'));
       }
       return offered;
+    },
+    offers(tool) {
+      const keyed = (operation: DescribedOperation) => tables.some((t) => t.access.operations.has(operation) && t.table.primaryKey.length > 0);
+      switch (tool) {
+        case 'list_tables':
+          return true;
+        case 'call_function':
+          return functions.size > 0;
+        case 'get_row':
+          return keyed('read');
+        case 'describe_table':
+        case 'query_rows':
+        case 'aggregate':
+          return tables.length > 0;
+        case 'insert_rows':
+          return settings.writes && tables.some((t) => t.access.operations.has('create'));
+        case 'update_row':
+          return settings.writes && keyed('update');
+        case 'delete_row':
+          return settings.writes && keyed('delete');
+      }
     },
     listTables() {
       return {
