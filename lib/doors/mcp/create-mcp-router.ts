@@ -80,6 +80,12 @@ export interface McpRouterParts {
 export function createMcpRouter(parts: McpRouterParts): express.Router {
   const { config, metrics, drain } = parts;
   const settings = mcpSettings(config.mcp);
+  // Off (the default): a 404 for every request, and nothing compiled for a door nobody asked for.
+  if (!settings.enabled) {
+    const closed = express.Router();
+    closed.use((req: Request, res: Response) => void sendError(res, off(), requestIdOf(req)));
+    return closed;
+  }
   // A list of query_rows is capped at the row cap, and never becomes an export (docs/querying.md, "Exports").
   const rowCap = Math.min(settings.maxRows, config.maxLimit);
   const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
@@ -92,7 +98,6 @@ export function createMcpRouter(parts: McpRouterParts): express.Router {
   const metadataUrl = (req: Request): string => `${resourceOf(req)}/.well-known/oauth-protected-resource`;
 
   router.get('/.well-known/oauth-protected-resource', (req, res) => {
-    if (!settings.enabled) return void sendError(res, off(), requestIdOf(req));
     res.setHeader('Cache-Control', 'max-age=300');
     res.json({ resource: resourceOf(req), authorization_servers: settings.authorizationServers, bearer_methods_supported: ['header'], resource_name: 'tablegate' });
   });
@@ -104,7 +109,6 @@ export function createMcpRouter(parts: McpRouterParts): express.Router {
   const serve = async (req: Request, res: Response): Promise<void> => {
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
-    if (!settings.enabled) return void sendError(res, off(), requestId);
     const ticket = drain.enter(() => sendError(res, shuttingDown(), requestId));
     if (ticket === undefined) return void sendError(res, shuttingDown(), requestId);
     try {
