@@ -336,6 +336,32 @@ describe('containment settings', () => {
   });
 });
 
+describe('shutting down', () => {
+  it('a client that goes away mid-call does not hold gateway.close() until the drain timeout', async () => {
+    const gateway = createGateway({ databaseUrl: db.appUrl, jwtSecret: TEST_JWT_SECRET, mcp: { enabled: true }, drainTimeoutMs: 25000 });
+    await gateway.ready;
+    const listening = await listen(express().use('/mcp', gateway.mcp));
+    try {
+      const aborted = new AbortController();
+      // slow_view sleeps 2 s; the client gives up after 300 ms.
+      const sent = fetch(`${listening.url}/mcp`, {
+        method: 'POST',
+        signal: aborted.signal,
+        headers: { authorization: `Bearer ${agentA1}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query_rows', arguments: { table: 'slow_view' } } }),
+      }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      aborted.abort();
+      await sent;
+      const started = Date.now();
+      await gateway.close();
+      expect(Date.now() - started).toBeLessThan(10000);
+    } finally {
+      await listening.close();
+    }
+  });
+});
+
 describe('write tools (mcp.writes = true)', () => {
   let url: string;
   let a: Client;
