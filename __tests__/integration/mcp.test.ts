@@ -328,6 +328,13 @@ describe('containment settings', () => {
     expect((await ok(c, 'call_function', { name: 'public.add', args: { a: 1, b: 2 } }))['result']).toBe(3);
   });
 
+  it("serves the same tools beside a PostgREST-dialect mount: tool calls are REST requests whatever the mount's door", async () => {
+    const { url } = await start({ dialect: 'postgrest' });
+    const c = await client(url, agentA1);
+    expect((await ok(c, 'aggregate', { table: 'orders', fn: 'count' }))['value']).toBe(120);
+    expect((await ok(c, 'query_rows', { table: 'orders', filters: [{ column: 'status', op: 'in', value: ['paid'] }], limit: 3 }))['rows']).toHaveLength(3);
+  });
+
   it('dev-mode headers work where they work for REST (dev mode, loopback)', async () => {
     const { url } = await start({ devMode: true });
     const c = await connect(`${url}/mcp`, { 'x-tenant-id': TENANT_B, 'x-user-id': 'dev' });
