@@ -23,10 +23,8 @@ import type { Request, Response } from 'express';
 import createDebug from 'debug';
 import Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Command } from '../../command/command';
 import type { CallerAccess } from '../../describe/caller-access';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error';
@@ -90,6 +88,8 @@ export function createMcpRouter(parts: McpRouterParts): express.Router {
   const rowCap = Math.min(settings.maxRows, config.maxLimit);
   const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
   const shapes = new Map<ToolName, ValidateFunction>(toolNames.map((tool) => [tool, ajv.compile(inputShape(tool, rowCap))]));
+  // Loaded only for a door that is on: the SDK costs every process that requires tablegate otherwise.
+  const { Server: McpServer, StreamableHTTPServerTransport, AjvJsonSchemaValidator, CallToolRequestSchema, ListToolsRequestSchema } = loadSdk();
   // One for all requests: the SDK's Server otherwise builds an Ajv instance per request (per server).
   const sdkValidator = new AjvJsonSchemaValidator();
   const router = express.Router();
@@ -162,7 +162,7 @@ export function createMcpRouter(parts: McpRouterParts): express.Router {
   };
 
   const mcpServer = (req: Request, res: Response, caller: GatewayRequest, identity: Identity, schema: SchemaCache, db: Database, view: CallerView): Server => {
-    const server = new Server(
+    const server = new McpServer(
       { name: 'tablegate', version: parts.version },
       {
         capabilities: { tools: {} },
@@ -236,6 +236,16 @@ export function createMcpRouter(parts: McpRouterParts): express.Router {
   };
 
   return router;
+}
+
+/** The SDK's runtime parts (`require`, so that a gateway with the door off never loads them). */
+function loadSdk() {
+  return {
+    ...(require('@modelcontextprotocol/sdk/server/index.js') as typeof import('@modelcontextprotocol/sdk/server/index.js')),
+    ...(require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')),
+    ...(require('@modelcontextprotocol/sdk/validation/ajv-provider.js') as typeof import('@modelcontextprotocol/sdk/validation/ajv-provider.js')),
+    ...(require('@modelcontextprotocol/sdk/types.js') as typeof import('@modelcontextprotocol/sdk/types.js')),
+  };
 }
 
 function readOnlyPlan(plan: Plan): Plan {
