@@ -61,6 +61,9 @@ import { ChangeFeedStats } from './ops/change-feed-stats';
 import { GatewayConfigError } from './errors/gateway-config-error';
 import type { Command } from './command/command';
 import type { QueryAllowList } from './stages/allow-list/query-allow-list';
+import { createMcpRouter } from './doors/mcp/create-mcp-router';
+import { renderResult } from './doors/rest/respond/render-result';
+import { describeAccess } from './stages/policy/describe-access';
 import type { Door } from './pipeline/door';
 import { checkLegacyPolicyNames, checkPolicyNames } from './stages/policy/check-policy-names';
 import { createPolicyStage } from './stages/policy/create-policy-stage';
@@ -78,6 +81,12 @@ export interface Gateway extends Router {
   readonly ready: Promise<void>;
   /** GET /metrics and GET /health/internal, to mount where the host wants them. */
   readonly admin: Router;
+  /**
+   * The agents' door (docs/mcp.md): a Model Context Protocol endpoint (Streamable HTTP) whose tools
+   * run the REST routes' commands as the token's caller. Mount it where the host wants it
+   * (`tablegate serve`: /mcp); it answers 404 unless `mcp = { enabled = true }`.
+   */
+  readonly mcp: Router;
   /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
   reloadSchema(): Promise<void>;
   /**
@@ -133,7 +142,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Decided once: with tracing off nothing on the request path is wrapped (docs/observability.md).
   const tracing = createTracing(config, version);
   const overridden = applyStageOverrides(defaults, options.stages);
-  const stages = tracing ? tracing.stages(overridden) : overridden;
+  const withTracing = (given: Stages): Stages => (tracing ? tracing.stages(given) : given);
+  const stages = withTracing(overridden);
   const nameVisibility = createNameVisibility({ access: accessPolicy, legacy: legacyPolicy }, functionAllowList);
   const describe = createDescribeRoute({ config, grammar: door.describes ?? { ...rest.describes!, batches: door.expand !== undefined }, auth: stages.auth, access: accessPolicy, legacy: legacyPolicy, callable: functionAllowList && ((fn) => functionAllowList.allows(fn)) });
 
@@ -155,6 +165,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;
   const limiter = config.rateLimit && createRateLimiter(config.rateLimit, pool, () => namedStatements.enabled);
+  // mcp.calls_per_minute: each agent's own count of tool calls, in the rate limit's store (docs/mcp.md).
+  const callsPerMinute = config.mcp?.enabled === true ? config.mcp.callsPerMinute : undefined;
+  const agentLimiter = callsPerMinute === undefined ? undefined : createRateLimiter({ requests: callsPerMinute, windowS: 60, store: config.rateLimit?.store ?? 'memory' }, pool, () => namedStatements.enabled);
   let schema: SchemaCache | undefined;
   // An unknown table's 404 says when the database has it after all (docs/errors.md, NOT_FOUND).
   const unloaded = new UnloadedTables((name) => relationExists(pool, config.schemas, name));
@@ -223,6 +236,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await mine.start();
       await discover('start');
       await limiter?.check();
+      await agentLimiter?.check();
     } catch (err) {
       void mine.stop();
       // A down or refusing database says so, with host:port and no driver stack (docs/configuration.md).
@@ -362,6 +376,26 @@ export function createGateway(options: GatewayOptions): Gateway {
     replicas: () => replicas?.status(),
   });
 
+  // The agents' door (docs/mcp.md): a tool call is the REST request for it, so its parse is the REST
+  // door's whatever this mount's door is (a parse override applies when the mount is REST too).
+  const mcpStages = door === rest ? stages : withTracing(applyStageOverrides({ ...defaults, parse: rest.parse }, { ...options.stages, parse: undefined }));
+  const mcp = createMcpRouter({
+    config,
+    stages: mcpStages,
+    render: (command, plan, result) => renderResult(command, plan, result, cursors),
+    whenStarted,
+    schema: () => schema!,
+    database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
+    access: (identity) => describeAccess({ access: accessPolicy, legacy: legacyPolicy }, identity),
+    callable: (fn) => functionAllowList === undefined || functionAllowList.allows(fn),
+    limiter: limiter || undefined,
+    agentLimiter,
+    metrics,
+    drain,
+    withHints: (err, identity) => withHints(err, identity),
+    version,
+  });
+
   let closing: Promise<void> | undefined;
   // Created on first access (the host mounting it): only then is swagger-ui-dist, an optional peer,
   // needed; missing, that access throws GatewayConfigError naming `npm install swagger-ui-dist`.
@@ -371,6 +405,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return Object.assign(router, {
     ready,
     admin,
+    mcp,
     config,
     async reloadSchema(): Promise<void> {
       await whenStarted();
@@ -391,6 +426,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await changeFeed?.close();
         const drained = drain.drain(config.drainTimeoutMs);
         limiter?.close();
+        agentLimiter?.close();
         // No start begins once draining (whenStarted checks it), so this is the last watcher.
         await Promise.all([watcher?.stop(), startup.catch(() => undefined)]);
         const aborted = await drained;

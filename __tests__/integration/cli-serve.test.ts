@@ -12,6 +12,7 @@ import path from 'node:path';
 import { freePort } from '../../lib/cli/free-port';
 import { createTestDatabase, pgBouncerMode, signToken, TENANT_A, TENANT_B } from '../support/test-database';
 import { runCli } from '../support/cli-process';
+import { bearer, connect, ok } from '../support/mcp-client';
 
 const root = path.resolve(__dirname, '../..');
 const jwtSecret = randomBytes(32).toString('hex');
@@ -79,6 +80,42 @@ test('serves GET /api/orders from the config file, then exits 0 on SIGTERM', asy
   // statements are lost and says so once (docs/scaling-out.md).
   if (pgBouncerMode === 'transaction') expect(cli.stderr()).toMatch(/^tablegate: WARNING: named prepared statements do not last [^\n]*prepared_statements = false[^\n]*\n$/);
   else expect(cli.stderr()).toBe('');
+});
+
+test('mounts the agents\' door at /mcp with mcp = { enabled = true }: a real MCP client lists and calls the tools', async () => {
+  const port = await freePort();
+  const config = writeConfig('mcp.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, `jwt_secret = "${jwtSecret}"`, 'mcp = { enabled = true, max_rows = 5 }']);
+  const cli = run(['serve', '--config', config, '--port', String(port)]);
+  await cli.waitForOutput(/tablegate listening on (\S+)/, 30_000);
+  const token = signToken({ tenant_id: TENANT_B, user_id: 'bob', agent_id: 'cli-agent' }, jwtSecret);
+  const client = await connect(`http://127.0.0.1:${port}/mcp`, bearer(token));
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['list_tables', 'describe_table', 'query_rows', 'get_row', 'aggregate', 'call_function']);
+    const page = await ok(client, 'query_rows', { table: 'orders', select: ['id', 'tenant_id'] });
+    expect(page['rows']).toHaveLength(5);
+    expect((page['rows'] as { tenant_id: string }[]).every((r) => r.tenant_id === TENANT_B)).toBe(true);
+  } finally {
+    await client.close();
+  }
+  // No token: 401 with the resource metadata's address.
+  const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(refused.status).toBe(401);
+  expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="http://127.0.0.1:${port}/mcp/.well-known/oauth-protected-resource"`);
+  cli.child.kill('SIGTERM');
+  expect(await cli.exit(10_000)).toBe(0);
+});
+
+test('does not mount /mcp without mcp.enabled', async () => {
+  const port = await freePort();
+  const config = writeConfig('no-mcp.toml', [`database_url = ${JSON.stringify(db.appUrl)}`, `jwt_secret = "${jwtSecret}"`]);
+  const cli = run(['serve', '--config', config, '--port', String(port)]);
+  await cli.waitForOutput(/tablegate listening on (\S+)/, 30_000);
+  const token = signToken({ tenant_id: TENANT_A, user_id: 'alice' }, jwtSecret);
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+  expect(res.status).toBe(404);
+  cli.child.kill('SIGTERM');
+  expect(await cli.exit(10_000)).toBe(0);
 });
 
 test('SIGHUP reloads the schema: a table created after the start is served, and the outcome is printed', async () => {

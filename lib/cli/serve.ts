@@ -1,6 +1,7 @@
 /**
  * `tablegate serve --config gw.toml [--port N]`: the gateway as a standalone server. The data
- * routes are mounted at /api and `gateway.admin` (/metrics, /health/internal, /health/live) at /;
+ * routes are mounted at /api, `gateway.mcp` at /mcp when `mcp = { enabled = true }` (docs/mcp.md),
+ * and `gateway.admin` (/metrics, /health/internal, /health/live) at /;
  * with `[gateway] cors_origins`, cors() runs in front of /api (docs/security.md, "Browsers and
  * CORS"). SIGHUP reads the schema again (`gateway.reloadSchema()`) and prints the outcome; SIGINT
  * and SIGTERM drain.
@@ -66,6 +67,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
   // [gateway] cors_origins: cors() answers the preflights and marks the answers, before auth.
   if (gateway.config.corsOrigins !== undefined) app.use('/api', cors(corsOptions(gateway.config)));
   app.use('/api', gateway);
+  // The agents' door (docs/mcp.md), only when [gateway] mcp = { enabled = true }.
+  if (gateway.config.mcp?.enabled === true) app.use('/mcp', gateway.mcp);
   // The API explorer (docs/getting-started.md, "The API explorer"): each caller sees their own
   // document. swagger-ui-dist is an optional peer: from the project or the demo's cache; serve
   // never runs npm (a server's start should not depend on the registry), it says how to enable it.

@@ -229,6 +229,27 @@ const gatewayRows = {
     example: { enabled: true, tenant_column: 'tenant_id', retention_s: 300 },
     description: 'Live changes over Server-Sent Events at `GET /{table}/_changes` (docs/change-feed.md): `enabled`, `database_url` (a role with REPLICATION; default: database_url), `tenant_column`, `publication`, `slot_name`, `retention_s`, `max_buffered_events`, `max_subscriptions`, `max_subscriptions_per_caller`, `poll_interval_ms`, `heartbeat_s`, `batch_changes`. Unset or `enabled = false` = off (the route answers 404).',
   },
+  mcp: {
+    key: 'mcp', default: undefined, secret: false,
+    schema: {
+      type: 'object',
+      properties: {
+        enabled: flag, writes: flag, max_rows: integer(1, 100000), calls_per_minute: integer(1, MAX_INT4),
+        authorization_servers: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+      },
+      additionalProperties: false,
+    },
+    optionSchema: {
+      type: 'object',
+      properties: {
+        enabled: flag, writes: flag, maxRows: integer(1, 100000), callsPerMinute: integer(1, MAX_INT4),
+        authorizationServers: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+      },
+      additionalProperties: false,
+    },
+    example: { enabled: true, writes: false, max_rows: 100 },
+    description: 'The agents\' door (docs/mcp.md): a Model Context Protocol endpoint, `gateway.mcp`, mounted by `tablegate serve` at /mcp when `enabled = true`. `writes` adds the write tools; `max_rows` caps read results (default 100); `authorization_servers` are named in the OAuth Protected Resource Metadata; `calls_per_minute` caps each agent\'s tool calls. Unset = off.',
+  },
   tracing: {
     key: 'tracing', default: undefined, secret: false,
     schema: {

@@ -75,6 +75,7 @@ export class Metrics {
   private readonly authFailures: Counter<'reason'>;
   private readonly rateLimitedRequests: Counter<'route'>;
   private readonly reloads: Counter<'reason' | 'result'>;
+  private readonly mcpToolCalls: Counter<'tool' | 'outcome'>;
 
   constructor(setup: MetricsOptions, sources: MetricsSources) {
     this.own = setup.registry === undefined;
@@ -89,6 +90,7 @@ export class Metrics {
     all.push((this.gatewayDuration = new Histogram({ name: `${p}request_gateway_duration_seconds`, help: 'Time a request spent in the gateway itself: its duration minus its database time.', labelNames: routeStatus, buckets, registers: [] })));
     all.push((this.authFailures = new Counter({ name: `${p}auth_failures_total`, help: 'Requests the auth stage refused, by reason.', labelNames: ['reason'], registers: [] })));
     all.push((this.rateLimitedRequests = new Counter({ name: `${p}rate_limited_total`, help: 'Requests refused with 429 by rate_limit, by route kind.', labelNames: ['route'], registers: [] })));
+    all.push((this.mcpToolCalls = new Counter({ name: `${p}mcp_tool_calls_total`, help: 'Tool calls through the agents\' door (MCP), by tool and outcome (`ok` or the error code).', labelNames: ['tool', 'outcome'], registers: [] })));
     all.push((this.reloads = new Counter({ name: `${p}schema_reloads_total`, help: 'Schema discoveries, by what caused them and their result.', labelNames: ['reason', 'result'], registers: [] })));
 
     all.push(
@@ -152,6 +154,14 @@ export class Metrics {
 
   rateLimited(route: string): void {
     this.rateLimitedRequests.inc({ route: routeLabel(route) });
+  }
+
+  /**
+   * One MCP tool call (docs/mcp.md): `tool` is one of the door's tool names (or `unknown`),
+   * `outcome` is `ok` or a code of the catalogue, so both label sets stay bounded.
+   */
+  mcpToolCall(tool: string, outcome: string): void {
+    this.mcpToolCalls.inc({ tool, outcome });
   }
 
   /** One schema discovery and its result. */

@@ -12,6 +12,23 @@ export interface AccessConfig {
   readonly policy: Readonly<Record<string, unknown>> | undefined;
 }
 
+/**
+ * `mcp` (docs/mcp.md): the agents' door, a Model Context Protocol endpoint (`gateway.mcp`). The
+ * keys as given; lib/doors/mcp/mcp-settings.ts applies the defaults.
+ */
+export interface McpConfig {
+  /** Off unless true: `gateway.mcp` answers 404 and `tablegate serve` does not mount it. */
+  readonly enabled?: boolean;
+  /** Also offer insert_rows, update_row and delete_row (default false). */
+  readonly writes?: boolean;
+  /** Most rows one read tool call returns (default 100). */
+  readonly maxRows?: number;
+  /** The OAuth authorization servers the Protected Resource Metadata document names (RFC 9728). */
+  readonly authorizationServers?: readonly string[];
+  /** Most tool calls per minute per agent (tenant, user and agent_id); unset: no agent cap. */
+  readonly callsPerMinute?: number;
+}
+
 /** `rate_limit` (docs/scaling-out.md#rate-limits): at most `requests` per caller and route kind per window. */
 export interface RateLimitConfig {
   readonly requests: number;
@@ -84,6 +101,8 @@ export interface ResolvedConfig {
   readonly rateLimit: RateLimitConfig | undefined;
   /** The change feed (docs/change-feed.md); unset = off. */
   readonly changeFeed: ChangeFeedConfig | undefined;
+  /** The agents' door (docs/mcp.md); unset: off. */
+  readonly mcp: McpConfig | undefined;
   /** OpenTelemetry tracing (docs/observability.md): unset or false = off; true or a table = on. */
   readonly tracing: boolean | TracingConfig | undefined;
   /** The gateway's mount path or URL, for the API explorer page (`gateway.docs`). */

@@ -33,6 +33,7 @@ export function testConfig(overrides: Partial<ResolvedConfig> = {}): ResolvedCon
     exportStatementTimeoutMs: 60000,
     rateLimit: undefined,
     changeFeed: undefined,
+    mcp: undefined,
     tracing: undefined,
     docsApiUrl: '/api',
     explainEnabled: true,
