@@ -12,7 +12,26 @@ import { queryString } from './encode-query';
 import type { Transport } from './send-request';
 import type { ChangeEvent, SubscribeOptions, Subscription } from './client-types';
 
-type StreamingFetch = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<{
+/*
+ * The web globals this file uses, described here: the client is compiled without the DOM's or
+ * Node's types (scripts/build.js), and both browsers and Node 18+ have them.
+ */
+interface AbortSignalLike {
+  readonly aborted: boolean;
+}
+interface AbortControllerLike {
+  readonly signal: AbortSignalLike;
+  abort(): void;
+}
+interface WebGlobals {
+  readonly fetch: unknown;
+  readonly AbortController: new () => AbortControllerLike;
+  readonly TextDecoder: new () => { decode(input?: Uint8Array, options?: { stream?: boolean }): string };
+  readonly setTimeout: (callback: () => void, ms: number) => unknown;
+}
+const web = globalThis as unknown as WebGlobals;
+
+type StreamingFetch = (url: string, init: { headers: Record<string, string>; signal: AbortSignalLike }) => Promise<{
   readonly status: number;
   readonly headers: { get(name: string): string | null };
   readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } } | null;
@@ -20,10 +39,10 @@ type StreamingFetch = (url: string, init: { headers: Record<string, string>; sig
 }>;
 
 export function subscribeChanges(transport: Transport, table: string, query: readonly (readonly [string, string])[], onEvent: (e: ChangeEvent) => void, onError?: SubscribeOptions['onError']): Subscription {
-  const fetchStream = globalThis.fetch as unknown as StreamingFetch;
+  const fetchStream = web.fetch as StreamingFetch;
   let lastEventId: string | undefined;
   let closed = false;
-  let controller: AbortController | undefined;
+  let controller: AbortControllerLike | undefined;
   const url = `${transport.baseUrl}/${encodeURIComponent(table)}/_changes${queryString(query)}`;
 
   const once = async (): Promise<number | 'stop'> => {
@@ -31,7 +50,7 @@ export function subscribeChanges(transport: Transport, table: string, query: rea
     const token = typeof transport.token === 'function' ? await transport.token() : transport.token;
     if (token) headers.authorization = `Bearer ${token}`;
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    controller = new AbortController();
+    controller = new web.AbortController();
     const res = await fetchStream(url, { headers, signal: controller.signal });
     if (res.status !== 200 || res.body === null) {
       const text = await res.text().catch(() => '');
@@ -56,7 +75,7 @@ export function subscribeChanges(transport: Transport, table: string, query: rea
       return Number(res.headers.get('retry-after') ?? '1') * 1000;
     }
     const reader = res.body.getReader();
-    const decoder = new TextDecoder();
+    const decoder = new web.TextDecoder();
     let buffer = '';
     let ev: { id?: string; event?: string; data: string[] } = { data: [] };
     for (;;) {
@@ -101,7 +120,7 @@ export function subscribeChanges(transport: Transport, table: string, query: rea
         delay = Math.min(delay * 2, 10_000);
       }
       if (wait === 'stop' || closed) return;
-      await new Promise((r) => setTimeout(r, Math.max(wait, 100)));
+      await new Promise<void>((r) => web.setTimeout(() => r(), Math.max(wait, 100)));
     }
   })();
 
