@@ -108,12 +108,25 @@ describeWithChromium('the API explorer at /docs, in headless Chromium', () => {
     await page.click('#tablegate-token button[type=submit]');
     await page.waitForSelector('.opblock');
     await page.screenshot({ path: path.join(outputDir, 'docs-explorer-tables.png') });
-    // Every operation's tag group open, then every path the page shows.
-    const shown = new Set(await page.locator('.opblock-summary-path').evaluateAll((els) => els.map((e) => (e.getAttribute('data-path') ?? e.textContent ?? '').replace(/\u200b/g, ''))));
+    // Every operation's tag group open, then every path the page shows, scrolling down the page
+    // as a reader would (Swagger UI renders a long document's operations as they come into view).
+    const shown = new Set<string>();
+    for (let step = 0, before = -1; step < 60 && shown.size !== before; step++) {
+      before = shown.size;
+      for (const p of await page.locator('.opblock-summary-path').evaluateAll((els) => els.map((e) => (e.getAttribute('data-path') ?? e.textContent ?? '').replace(/\u200b/g, '')))) shown.add(p);
+      await page.evaluate(() => window.scrollBy(0, window.innerHeight));
+      await page.waitForTimeout(150);
+    }
     expect([...shown].sort()).toEqual(ownPaths);
 
     // Run GET /orders from the page, with limit=5.
     const list = page.locator('.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/orders"]') }).first();
+    // Back to the top, then down until the operation is rendered.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    for (let step = 0; step < 60 && (await list.count()) === 0; step++) {
+      await page.evaluate(() => window.scrollBy(0, window.innerHeight / 2));
+      await page.waitForTimeout(150);
+    }
     await list.locator('.opblock-summary').click();
     const tryOut = list.locator('button.try-out__btn');
     if ((await tryOut.count()) > 0 && /try it out/i.test(await tryOut.innerText())) await tryOut.click();
