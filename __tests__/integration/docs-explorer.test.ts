@@ -114,7 +114,7 @@ describeWithChromium('the API explorer at /docs, in headless Chromium', () => {
     for (let step = 0, before = -1; step < 60 && shown.size !== before; step++) {
       before = shown.size;
       for (const p of await page.locator('.opblock-summary-path').evaluateAll((els) => els.map((e) => (e.getAttribute('data-path') ?? e.textContent ?? '').replace(/\u200b/g, '')))) shown.add(p);
-      await page.evaluate(() => window.scrollBy(0, window.innerHeight));
+      await page.evaluate('window.scrollBy(0, window.innerHeight)');
       await page.waitForTimeout(150);
     }
     expect([...shown].sort()).toEqual(ownPaths);
@@ -122,9 +122,9 @@ describeWithChromium('the API explorer at /docs, in headless Chromium', () => {
     // Run GET /orders from the page, with limit=5.
     const list = page.locator('.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/orders"]') }).first();
     // Back to the top, then down until the operation is rendered.
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     for (let step = 0; step < 60 && (await list.count()) === 0; step++) {
-      await page.evaluate(() => window.scrollBy(0, window.innerHeight / 2));
+      await page.evaluate('window.scrollBy(0, window.innerHeight / 2)');
       await page.waitForTimeout(150);
     }
     await list.locator('.opblock-summary').click();
