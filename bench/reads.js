@@ -96,7 +96,12 @@ const starters = {
   ceiling: startCeiling,
   // TABLEGATE_DIST_B: a second current build (before/after a change, in the same run).
   'tablegate-b': (app, config) => startTablegate(app, { ...config, dist: DIST_B }),
+  // The PostgREST dialect of TABLEGATE_DIST_B (on PostgREST's URLs), beside `postgrest`.
+  'postgrest-b': (app, config) => startTablegate(app, { ...config, dist: DIST_B }, { dialect: 'postgrest' }),
 };
+
+/** Servers that take PostgREST's URLs. */
+const onPostgrestUrls = (kind) => kind === 'postgrest' || kind === 'postgrest-b';
 
 // ---------------------------------------------------------------------------------------------
 // Load: wrk with a Lua script that rotates the URLs and prints its summary as JSON
@@ -151,7 +156,7 @@ async function check(scenario, servers, token) {
   for (let i = 0; i < scenario.paths.length; i++) {
     const expected = [];
     for (const s of servers) {
-      const urlPath = s.kind === 'postgrest' ? scenario.postgrestPaths[i] : scenario.paths[i];
+      const urlPath = onPostgrestUrls(s.kind) ? scenario.postgrestPaths[i] : scenario.paths[i];
       const res = await fetch(s.base + urlPath, { headers: { authorization: `Bearer ${token}` } });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${s.kind} GET ${urlPath}: ${res.status} ${text.slice(0, 300)}`);
@@ -224,7 +229,7 @@ async function main() {
       for (const [index, scenario] of scenarios.entries()) {
         const order = servers.map((_, i) => servers[(i + round + index) % servers.length]);
         for (const server of order) {
-          const paths = server.kind === 'postgrest' ? scenario.postgrestPaths : scenario.paths;
+          const paths = onPostgrestUrls(server.kind) ? scenario.postgrestPaths : scenario.paths;
           const scriptFile = path.join(tmp, `${scenario.name}-${server.kind}.lua`);
           fs.writeFileSync(scriptFile, wrkScript(paths, token));
           if (warmup > 0) await wrk(server.base, scriptFile, warmup);

@@ -22,7 +22,9 @@ function signatureOf(table: Table, order: readonly OrderTerm[]): string {
 }
 
 export function createCursorCodec(key: Buffer): CursorCodec {
-  const mac = (payload: string, binding: string): Buffer => createHmac('sha256', key).update(binding).update('\u0000').update(payload).digest();
+  // One update of the joined text: the same bytes as updating the three parts in turn, so cursors
+  // issued before stay valid, for one call into the hash instead of three (docs/performance.md).
+  const mac = (payload: string, binding: string): Buffer => createHmac('sha256', key).update(`${binding}\u0000${payload}`).digest();
   const invalid = (why: string): GatewayError =>
     new GatewayError('PARSE_ERROR', `The cursor is invalid: ${why}.`, { hint: 'Use the next_cursor of a previous page of the same query (same table and sort), without offset.' });
 
