@@ -42,7 +42,14 @@ export interface GroupShape {
 export interface FeedEvent {
   readonly id: string;
   readonly event: 'insert' | 'update' | 'delete';
+  /** The SSE event's data: `{"op", "table", "row"}`, or `{"op":"delete", "table", "key"}`. */
   readonly data: string;
+  /** The row as the group's list renders it (JSON text); undefined for a delete. */
+  readonly row: string | undefined;
+  /** The key as a JSON object text (`{"id":7}`). */
+  readonly key: string;
+  /** When the change's transaction committed, ms since 1970. */
+  readonly commitTime: number;
 }
 
 export interface CheckParts {
@@ -83,7 +90,7 @@ export async function authorizeChanges(parts: CheckParts, group: GroupShape, cha
       const key = valueOf(c, c.row, keyName) ?? valueOf(c, c.old, keyName);
       const row = typeof key === 'string' ? visible.get(key) : undefined;
       if (row !== undefined) {
-        events.push({ id: c.id, event: c.op, data: `{"op":"${c.op}","table":${table},"row":${row}}` });
+        events.push({ id: c.id, event: c.op, data: `{"op":"${c.op}","table":${table},"row":${row}}`, row, key: `{${JSON.stringify(keyName)}:${keyJson(group.key, key as string)}}`, commitTime: c.commitTime });
         continue;
       }
       if (c.op === 'insert') continue;
@@ -93,7 +100,8 @@ export async function authorizeChanges(parts: CheckParts, group: GroupShape, cha
     if (valueOf(c, c.old, group.tenantColumn) !== group.identity.tenantId) continue;
     const key = valueOf(c, c.old, keyName) ?? valueOf(c, c.row, keyName);
     if (typeof key !== 'string') continue;
-    events.push({ id: c.id, event: 'delete', data: `{"op":"delete","table":${table},"key":{${JSON.stringify(keyName)}:${keyJson(group.key, key)}}}` });
+    const keyText = `{${JSON.stringify(keyName)}:${keyJson(group.key, key)}}`;
+    events.push({ id: c.id, event: 'delete', data: `{"op":"delete","table":${table},"key":${keyText}}`, row: undefined, key: keyText, commitTime: c.commitTime });
   }
   return events;
 }
