@@ -167,6 +167,12 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     await server?.stop();
   });
 
+  it('the SSE route is not served at a postgrest mount (the dialect answers it)', async () => {
+    const res = await fetch(`${url}/rest/v1/orders/_changes`, { headers: { Accept: 'text/event-stream', Authorization: `Bearer ${tokenA}` } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { code: string }).code).toBe('PGRST125');
+  });
+
   it('INSERT, UPDATE and DELETE reach a `*` channel as realtime-js parses them, without the columns the policy hides', async () => {
     const a = await listen(client(tokenA), [{ label: 'all', event: '*' }]);
     expect(a.statuses).toEqual(['SUBSCRIBED']);

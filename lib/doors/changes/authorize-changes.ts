@@ -17,6 +17,7 @@
 import type { Column, Table } from '../../schema/schema-types';
 import type { Identity } from '../../pipeline/identity';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
+import type { FeedEvent } from '../../pipeline/change-subscription';
 import type { BaseContext, Stages } from '../../pipeline/stage-types';
 import { GatewayError } from '../../errors/gateway-error';
 import { splitJsonArray } from '../shared/split-json-array';
@@ -37,19 +38,6 @@ export interface GroupShape {
   readonly identity: Identity;
   /** The table's tenant column (change_feed.tenant_column), when it has one. */
   readonly tenantColumn: string | undefined;
-}
-
-export interface FeedEvent {
-  readonly id: string;
-  readonly event: 'insert' | 'update' | 'delete';
-  /** The SSE event's data: `{"op", "table", "row"}`, or `{"op":"delete", "table", "key"}`. */
-  readonly data: string;
-  /** The row as the group's list renders it (JSON text); undefined for a delete. */
-  readonly row: string | undefined;
-  /** The key as a JSON object text (`{"id":7}`). */
-  readonly key: string;
-  /** When the change's transaction committed, ms since 1970. */
-  readonly commitTime: number;
 }
 
 export interface CheckParts {

@@ -27,8 +27,9 @@ import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { Identity } from '../../pipeline/identity';
 import type { ChangeFeedConfig, ResolvedConfig } from '../../pipeline/resolved-config';
 import type { BaseContext, Stages } from '../../pipeline/stage-types';
-import type { SchemaCache, Table } from '../../schema/schema-types';
-import { authorizeChanges, feedKeyTypes, type CheckParts, type FeedEvent, type GroupShape } from './authorize-changes';
+import type { SchemaCache } from '../../schema/schema-types';
+import type { ChangeSubscriber, FeedEvent, FeedSink } from '../../pipeline/change-subscription';
+import { authorizeChanges, feedKeyTypes, type CheckParts, type GroupShape } from './authorize-changes';
 import { ChangeSource, type ChangeTransaction, type RowChange } from './change-source';
 import { EventStream, frame } from './event-stream';
 import { readEventId } from './event-position';
@@ -52,45 +53,9 @@ export interface ChangeFeedParts {
   readonly stats: ChangeFeedStats;
 }
 
-/**
- * Where one subscriber's events go: the SSE stream of `handle`, or another door's connection
- * (`subscribe`). The feed calls it from its one loop, in commit order.
- */
-export interface FeedSink {
-  readonly closed: boolean;
-  /**
-   * A batch's events for the subscriber's group, in commit order. `shared` is one map per group
-   * and batch, for what a sink derives from the events once for every member. Returns how many
-   * were taken (fewer once the sink closed).
-   */
-  send(events: readonly FeedEvent[], shared: Map<string, unknown>): number;
-  /** The subscriber joined: every change committed from now on is checked for it. */
-  ready(position: string, table: string): void;
-  /** A resume asked for changes no longer kept (SSE only). */
-  reload(): void;
-  /** A final event (`shutdown`, `error`, ...) and the end; the sink then closes the subscription. */
-  end(event: string, data: Readonly<Record<string, unknown>>): void;
-}
-
-/** One subscriber of `subscribe`. */
-export interface FeedSubscription {
-  /** The table the request named, as the schema cache has it. */
-  readonly table: Table;
-  /** Leaves the group (idempotent). */
-  close(): void;
-  /** Whether `identity` (a refreshed token) sees exactly what the subscription's identity sees. */
-  sees(identity: Identity): boolean;
-}
-
-export interface ChangeFeed {
+/** `subscribe` (ChangeSubscriber): other doors' subscribers, beside the SSE route's. */
+export interface ChangeFeed extends ChangeSubscriber {
   handle(req: Request, res: Response): Promise<void>;
-  /**
-   * A subscription from another door: `request` is a list request of the default grammar (one
-   * segment, its filters and `select`) made as `identity`. It goes through the same parse,
-   * policy and allow-list as `handle`'s; it throws the GatewayError `handle` would answer.
-   * `caller` counts toward max_subscriptions_per_caller.
-   */
-  subscribe(identity: Identity, request: GatewayRequest, caller: string, sink: FeedSink): Promise<FeedSubscription>;
   /** Connects the source and checks what it needs; rejects with a GatewayConfigError naming the fix. */
   start(): Promise<void>;
   /** Ends every stream with a final `shutdown` event and stops the source. */

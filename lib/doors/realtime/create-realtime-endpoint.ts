@@ -10,7 +10,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import createDebug from 'debug';
-import type { ChangeFeed } from '../changes/change-feed';
+import type { ChangeSubscriber } from '../../pipeline/change-subscription';
 import type { Identity } from '../../pipeline/identity';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { RealtimeConnection } from './realtime-connection';
@@ -19,7 +19,7 @@ import { readVsn } from './phoenix-message';
 const log = createDebug('tablegate:realtime');
 
 export interface RealtimeParts {
-  readonly feed: ChangeFeed;
+  readonly feed: ChangeSubscriber;
   /** The auth stage on `request` (its Authorization header set by the door). */
   auth(request: GatewayRequest): Promise<Identity>;
   publicError(err: unknown, identity: Identity | undefined): Promise<unknown>;

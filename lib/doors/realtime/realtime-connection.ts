@@ -15,17 +15,16 @@
  * Never: sends an event the change feed did not check for the channel's identity.
  */
 import type WebSocket from 'ws';
-import type { ChangeFeed, FeedSink, FeedSubscription } from '../changes/change-feed';
-import type { FeedEvent } from '../changes/authorize-changes';
+import type { ChangeSubscriber, FeedEvent, FeedSink, FeedSubscription } from '../../pipeline/change-subscription';
 import type { Identity } from '../../pipeline/identity';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import { GatewayError } from '../../errors/gateway-error';
-import { changeData } from './change-message';
+import { changeData } from './change-data';
 import { parseRealtimeFilter } from './parse-realtime-filter';
 import { readMessage, writeMessage, type PhoenixMessage, type Vsn } from './phoenix-message';
 
 export interface ConnectionParts {
-  readonly feed: ChangeFeed;
+  readonly feed: ChangeSubscriber;
   /** The auth stage on a request that carries `token` (undefined: none); rejects as it does. */
   authenticate(token: string | undefined, request: GatewayRequest): Promise<Identity>;
   /** The error to send, narrowed to the caller; a GatewayError or something to hide. */

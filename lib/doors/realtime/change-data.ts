@@ -6,7 +6,7 @@
  * the key only. `columns` names the row's own columns, never one the subscriber may not read.
  * Made once per group and batch, not per subscriber.
  */
-import type { FeedEvent } from '../changes/authorize-changes';
+import type { FeedEvent } from '../../pipeline/change-subscription';
 import type { Table } from '../../schema/schema-types';
 import { splitJsonObject } from '../shared/split-json-object';
 
