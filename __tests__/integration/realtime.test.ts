@@ -155,7 +155,7 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     });
     await gateway.ready;
     http = await new Promise((resolve) => {
-      const s = express().use('/rest/v1', gateway).listen(0, '127.0.0.1', () => resolve(s));
+      const s = express().use('/rest/v1', gateway).use('/admin', gateway.admin).listen(0, '127.0.0.1', () => resolve(s));
     });
     attachment = gateway.attachRealtime(http);
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -369,6 +369,36 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  async function subscribers(): Promise<number> {
+    const text = await (await fetch(`${url}/admin/metrics`)).text();
+    return Number(/^tablegate_change_feed_subscribers (\d+)/m.exec(text)?.[1] ?? NaN);
+  }
+
+  it('heartbeats are answered; leaving a channel, and closing the socket, end its subscriptions', async () => {
+    const heartbeats: string[] = [];
+    const c = createClient(url, 'not-a-token', {
+      auth: { persistSession: false, autoRefreshToken: false },
+      realtime: { transport: WebSocket as never, heartbeatIntervalMs: 300, heartbeatCallback: (status: string) => void heartbeats.push(status) } as never,
+    });
+    clients.push(c);
+    await c.realtime.setAuth(tokenA);
+    const before = await subscribers();
+    const a = await listen(c, [{ label: 'one', event: 'INSERT' }, { label: 'two', event: 'DELETE' }]);
+    const b = await listen(c, [{ label: 'three', event: '*' }]);
+    expect([a.statuses, b.statuses]).toEqual([['SUBSCRIBED'], ['SUBSCRIBED']]);
+    expect(await subscribers()).toBe(before + 3);
+    await until('an answered heartbeat', () => heartbeats.includes('ok'), 5000);
+    expect(heartbeats).not.toContain('timeout');
+    await c.removeChannel(a.channel);
+    await until('the leave', () => a.statuses.includes('CLOSED'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await subscribers()).toBe(before + 1);
+    c.realtime.disconnect();
+    const end = Date.now() + 5000;
+    while ((await subscribers()) !== before && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(await subscribers()).toBe(before);
+  });
 
   it('reconnect: when the server drops the socket, realtime-js reconnects, joins again and gets the changes after', async () => {
     const a = await listen(client(tokenA), [{ label: 'all', event: '*' }]);
