@@ -277,6 +277,52 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     for (const p of b.events.get('all')!) expect(p.new['tenant_id'] ?? TENANT_B).toBe(TENANT_B);
   });
 
+  it('the allow-list judges a binding as its subscription pattern (GET {table}/_changes ...)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-realtime-allow-'));
+    const file = path.join(dir, 'allow-list.txt');
+    fs.writeFileSync(file, 'GET orders/_changes status=eq\n');
+    const listed = createGateway({
+      databaseUrl: `postgres://tablegate_app:app@127.0.0.1:${server.port}/postgres?sslmode=disable`,
+      jwtSecret: TEST_JWT_SECRET,
+      dialect: 'postgrest',
+      schemas: ['rt'],
+      access: { policy },
+      allowListPath: file,
+      changeFeed: { enabled: true, databaseUrl: `postgres://tablegate_feed:feed@127.0.0.1:${server.port}/postgres?sslmode=disable`, tenantColumn: 'tenant_id', pollIntervalMs: 20, slotName: 'tg_allow' },
+    });
+    const listedHttp: Server = await new Promise((resolve) => {
+      const s = express().use('/rest/v1', listed).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      await listed.ready;
+      listed.attachRealtime(listedHttp);
+      const listedUrl = `http://127.0.0.1:${(listedHttp.address() as AddressInfo).port}`;
+      const on = (token: string) => {
+        const c = createClient(listedUrl, 'not-a-token', { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+        void c.realtime.setAuth(token);
+        clients.push(c);
+        return c;
+      };
+      const allowed = await listen(on(tokenA), [{ label: 'x', event: '*', filter: 'status=eq.paid' }]);
+      expect(allowed.statuses).toEqual(['SUBSCRIBED']);
+      const other = await listen(on(tokenA), [{ label: 'x', event: '*', filter: 'amount=gt.1' }]);
+      expect(other.statuses).toEqual(['CHANNEL_ERROR']);
+      expect(other.errors.join(' ')).toMatch(/QUERY_NOT_ALLOWED/);
+      const unfiltered = await listen(on(tokenA), [{ label: 'x', event: '*' }]);
+      expect(unfiltered.statuses).toEqual(['CHANNEL_ERROR']);
+    } finally {
+      for (const c of clients.splice(0)) {
+        await c.removeAllChannels();
+        c.realtime.disconnect();
+      }
+      await listed.close();
+      listedHttp.closeAllConnections();
+      await new Promise<void>((resolve) => listedHttp.close(() => resolve()));
+      await server.query("SELECT pg_drop_replication_slot('tg_allow') FROM pg_replication_slots WHERE slot_name = 'tg_allow' AND NOT active").catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('refused joins: realtime-js reports CHANNEL_ERROR', () => {
     const refusals: [string, Binding[], RegExp][] = [
       ['an unknown table', [{ label: 'x', event: '*', table: 'nosuch' }], /nosuch|No such|not found/i],
