@@ -131,6 +131,8 @@ export class RealtimeConnection {
           const query = b.filter === undefined || b.filter === '' ? [] : parseRealtimeFilter(b.filter);
           const caller = identity.source === 'anonymous' ? `ip\u0000${this.address}` : `${identity.tenantId}\u0000${identity.userId}`;
           b.subscription = await this.parts.feed.subscribe(identity, request(b.table, query), caller, this.sink(channel, b));
+          // The socket closed, or the topic was joined again, while this subscription was being made.
+          if (channel.closed) return void b.subscription.close();
           if (b.subscription.table.schema !== b.schema) {
             throw new GatewayError('NOT_FOUND', `There is no table \`${b.table}\` in schema \`${b.schema}\` (it is in \`${b.subscription.table.schema}\`).`, { hint: 'Name the schema the table is in.' });
           }
