@@ -164,7 +164,7 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
   afterEach(async () => {
     for (const c of clients.splice(0)) {
       await c.removeAllChannels();
-      c.realtime.disconnect();
+      await c.realtime.disconnect();
     }
   });
 
@@ -313,7 +313,7 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     } finally {
       for (const c of clients.splice(0)) {
         await c.removeAllChannels();
-        c.realtime.disconnect();
+        await c.realtime.disconnect();
       }
       await listed.close();
       listedHttp.closeAllConnections();
@@ -440,7 +440,7 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     await until('the leave', () => a.statuses.includes('CLOSED'));
     await new Promise((r) => setTimeout(r, 100));
     expect(await subscribers()).toBe(before + 1);
-    c.realtime.disconnect();
+    await c.realtime.disconnect();
     const end = Date.now() + 5000;
     while ((await subscribers()) !== before && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     expect(await subscribers()).toBe(before);

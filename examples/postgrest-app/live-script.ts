@@ -40,7 +40,7 @@ export async function watchNotes(url: string, token: string, schema = 'pgrst'): 
     seen,
     async stop() {
       await supabase.removeAllChannels();
-      supabase.realtime.disconnect();
+      await supabase.realtime.disconnect();
     },
   };
 }
