@@ -43,6 +43,8 @@ const directOnly = [
   '<rootDir>/__tests__/integration/extension-operators.test.ts',
   // A private PostgreSQL with wal_level = logical and a replication role; the pooler would add nothing.
   '<rootDir>/__tests__/integration/change-feed.test.ts',
+  '<rootDir>/__tests__/integration/realtime.test.ts',
+  '<rootDir>/__tests__/integration/examples-postgrest-app-live.test.ts',
   // LISTEN for schema changes needs a direct connection; these test it (and its instances) directly.
   '<rootDir>/__tests__/integration/schema-reload.test.ts',
   '<rootDir>/__tests__/integration/many-instances.test.ts',

@@ -4,6 +4,7 @@
  * starts; the per-request path only runs the pipeline.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import type pg from 'pg';
@@ -62,6 +63,7 @@ import { GatewayConfigError } from './errors/gateway-config-error';
 import type { Command } from './command/command';
 import type { QueryAllowList } from './stages/allow-list/query-allow-list';
 import { createMcpRouter } from './doors/mcp/create-mcp-router';
+import { createRealtimeEndpoint, type RealtimeAttachOptions, type RealtimeAttachment, type RealtimeEndpoint } from './doors/realtime/create-realtime-endpoint';
 import { renderResult } from './doors/rest/respond/render-result';
 import { describeAccess } from './stages/policy/describe-access';
 import type { Door } from './pipeline/door';
@@ -87,6 +89,13 @@ export interface Gateway extends Router {
    * (`tablegate serve`: /mcp); it answers 404 unless `mcp = { enabled = true }`.
    */
   readonly mcp: Router;
+  /**
+   * supabase-js Realtime (docs/postgrest-dialect.md, "Realtime"): attaches the WebSocket endpoint
+   * realtime-js connects to (`{path}/websocket`, path default `/realtime/v1`) to the host's HTTP
+   * server, over the change feed. Needs `change_feed.enabled` (else throws GatewayConfigError).
+   * `close()` (or the gateway's) ends its sockets.
+   */
+  attachRealtime(server: http.Server, options?: RealtimeAttachOptions): RealtimeAttachment;
   /** Re-reads the schema (after a migration); requests keep using the old cache until it is done. */
   reloadSchema(): Promise<void>;
   /**
@@ -251,19 +260,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     // The one line that says the gateway serves, and what (docs/getting-started.md, "Logs").
     log('ready in %d ms: schemas %s, %d tables, %d functions', Date.now() - startedAt, config.schemas.join(', '), schema?.tables.length ?? 0, schema?.functions.length ?? 0);
   };
+  // The default grammar's stages, whatever this mount's door is: the agents' door and the change
+  // feed (a tool call, a subscription is the REST request for it). A parse override applies when
+  // the mount is REST too.
+  const restStages = door === rest ? stages : withTracing(applyStageOverrides({ ...defaults, parse: rest.parse }, { ...options.stages, parse: undefined }));
   // Live changes (docs/change-feed.md): a door of its own beside the mount's, on the same stages.
   const changeFeedStats = new ChangeFeedStats();
   const changeFeed = config.changeFeed?.enabled === true ? createFeed() : undefined;
   function createFeed(): ChangeFeed {
     const feed = config.changeFeed!;
-    if (config.dialect === 'postgrest') throw new GatewayConfigError('change_feed speaks the default grammar (its filters and select are the list route\'s); it cannot be turned on with dialect = "postgrest" yet', 'changeFeed');
     const url = feed.databaseUrl ?? config.databaseUrl;
     if (url === undefined) throw new GatewayConfigError('change_feed needs change_feed.database_url (a role with REPLICATION) when the gateway is given a pool', 'changeFeed.databaseUrl');
     const FeedClient = createConnectionPolicy(url, options.gss).Client;
     return createChangeFeed({
       config,
       feed,
-      stages,
+      stages: restStages,
       ...(queryAllowList === undefined ? {} : { allowSubscription: (command: Command) => allowSubscription(queryAllowList, command) }),
       withHints: (err, identity) => withHints(err, identity),
       whenStarted: () => whenStarted(),
@@ -359,7 +371,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   router.use((req: Request, res: Response, _next: NextFunction) => {
     // A CORS preflight no host cors() answered: 204 + Allow, before auth, no SQL (docs/security.md).
     if (req.method === 'OPTIONS') return answerOptions(req, res);
-    if (req.method === 'GET' && changesRoute.test(req.path)) {
+    // The SSE route is the default grammar's; a postgrest mount's live changes are its realtime endpoint.
+    if (door === rest && req.method === 'GET' && changesRoute.test(req.path)) {
       if (changeFeed) return void changeFeed.handle(req, res);
       return door.sendError(res, new GatewayError('NOT_FOUND', 'The change feed is turned off (change_feed.enabled = false).', { hint: 'See docs/change-feed.md.' }), requestIdOf(req), false);
     }
@@ -376,12 +389,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     replicas: () => replicas?.status(),
   });
 
-  // The agents' door (docs/mcp.md): a tool call is the REST request for it, so its parse is the REST
-  // door's whatever this mount's door is (a parse override applies when the mount is REST too).
-  const mcpStages = door === rest ? stages : withTracing(applyStageOverrides({ ...defaults, parse: rest.parse }, { ...options.stages, parse: undefined }));
+  // The agents' door (docs/mcp.md): a tool call is the REST request for it.
   const mcp = createMcpRouter({
     config,
-    stages: mcpStages,
+    stages: restStages,
     render: (command, plan, result) => renderResult(command, plan, result, cursors),
     whenStarted,
     schema: () => schema!,
@@ -396,6 +407,23 @@ export function createGateway(options: GatewayOptions): Gateway {
     version,
   });
 
+  // supabase-js Realtime over the change feed: made on the first attachRealtime.
+  let realtime: RealtimeEndpoint | undefined;
+  const realtimeEndpoint = (): RealtimeEndpoint => {
+    if (changeFeed === undefined) throw new GatewayConfigError('attachRealtime serves the change feed: turn it on with change_feed = { enabled = true } (docs/change-feed.md)', 'changeFeed');
+    return (realtime ??= createRealtimeEndpoint({
+      feed: changeFeed,
+      auth: async (request) => {
+        await whenStarted();
+        return stages.auth({ request, config, schema: schema!, db });
+      },
+      publicError: (err, identity) => withHints(err, identity),
+      draining: () => drain.draining || closing !== undefined,
+      maxPayload: realtimeMaxPayload,
+      maxBufferedBytes: realtimeMaxBufferedBytes,
+    }));
+  };
+
   let closing: Promise<void> | undefined;
   // Created on first access (the host mounting it): only then is swagger-ui-dist, an optional peer,
   // needed; missing, that access throws GatewayConfigError naming `npm install swagger-ui-dist`.
@@ -407,6 +435,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     admin,
     mcp,
     config,
+    attachRealtime(server: http.Server, opts?: RealtimeAttachOptions): RealtimeAttachment {
+      return realtimeEndpoint().attach(server, opts);
+    },
     async reloadSchema(): Promise<void> {
       await whenStarted();
       await discover();
@@ -423,6 +454,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Every caller waits for the same drain; refusing new requests starts synchronously.
       closing ??= (async () => {
         // Streams end first, each with a final event: they would otherwise hold the drain open.
+        realtime?.close();
         await changeFeed?.close();
         const drained = drain.drain(config.drainTimeoutMs);
         limiter?.close();
@@ -447,6 +479,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 }
 
 const driftReloadIntervalMs = 5000;
+/** Largest realtime message a client may send: joins and tokens are small. */
+const realtimeMaxPayload = 1024 * 1024;
+/** Unsent bytes a realtime socket may hold before it is dropped as a slow consumer. */
+const realtimeMaxBufferedBytes = 16 * 1024 * 1024;
 /** `GET /{table}/_changes`: the change feed's route (docs/change-feed.md). */
 const changesRoute = /^\/[^/]+\/_changes\/?$/;
 

@@ -1,5 +1,6 @@
 export { createGateway } from './create-gateway';
 export type { Gateway } from './create-gateway';
+export type { RealtimeAttachOptions, RealtimeAttachment } from './doors/realtime/create-realtime-endpoint';
 export type { GatewayOptions } from './config/gateway-options';
 export type { MetricsOptions } from './ops/metrics-options';
 export type { ResolvedConfig } from './pipeline/resolved-config';

@@ -1,6 +1,7 @@
 /**
  * `tablegate serve --config gw.toml [--port N]`: the gateway as a standalone server. The data
- * routes are mounted at /api, `gateway.mcp` at /mcp when `mcp = { enabled = true }` (docs/mcp.md),
+ * routes are mounted at /api (with `dialect = "postgrest"` also at /rest/v1, where supabase-js looks,
+ * and, with the change feed on, its realtime endpoint at /realtime/v1), `gateway.mcp` at /mcp when `mcp = { enabled = true }` (docs/mcp.md),
  * and `gateway.admin` (/metrics, /health/internal, /health/live) at /;
  * with `[gateway] cors_origins`, cors() runs in front of /api (docs/security.md, "Browsers and
  * CORS"). SIGHUP reads the schema again (`gateway.reloadSchema()`) and prints the outcome; SIGINT
@@ -65,8 +66,10 @@ export async function serve(opts: ServeOptions): Promise<number> {
   const app = express();
   app.disable('x-powered-by');
   // [gateway] cors_origins: cors() answers the preflights and marks the answers, before auth.
-  if (gateway.config.corsOrigins !== undefined) app.use('/api', cors(corsOptions(gateway.config)));
-  app.use('/api', gateway);
+  // With the PostgREST dialect, also where supabase-js looks (`createClient(serverUrl, key)`).
+  const mounts = gateway.config.dialect === 'postgrest' ? ['/api', '/rest/v1'] : ['/api'];
+  if (gateway.config.corsOrigins !== undefined) app.use(mounts, cors(corsOptions(gateway.config)));
+  app.use(mounts, gateway);
   // The agents' door (docs/mcp.md), only when [gateway] mcp = { enabled = true }.
   if (gateway.config.mcp?.enabled === true) app.use('/mcp', gateway.mcp);
   // The API explorer (docs/getting-started.md, "The API explorer"): each caller sees their own
@@ -85,6 +88,11 @@ export async function serve(opts: ServeOptions): Promise<number> {
     return fail(messageOf(err));
   }
   process.stdout.write(`tablegate listening on ${baseUrl(server)}/api\n`);
+  // supabase-js Realtime (docs/postgrest-dialect.md, "Realtime"): the WebSocket endpoint at /realtime/v1.
+  if (gateway.config.dialect === 'postgrest' && gateway.config.changeFeed?.enabled === true) {
+    gateway.attachRealtime(server, { path: '/realtime/v1' });
+    process.stdout.write(`tablegate: supabase-js clients connect to ${baseUrl(server)} (REST at /rest/v1, realtime at /realtime/v1)\n`);
+  }
 
   await untilSignal();
   process.off('SIGHUP', reloadOnHangUp);

@@ -17,6 +17,7 @@
 import type { Column, Table } from '../../schema/schema-types';
 import type { Identity } from '../../pipeline/identity';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
+import type { FeedEvent } from '../../pipeline/change-subscription';
 import type { BaseContext, Stages } from '../../pipeline/stage-types';
 import { GatewayError } from '../../errors/gateway-error';
 import { splitJsonArray } from '../shared/split-json-array';
@@ -37,12 +38,6 @@ export interface GroupShape {
   readonly identity: Identity;
   /** The table's tenant column (change_feed.tenant_column), when it has one. */
   readonly tenantColumn: string | undefined;
-}
-
-export interface FeedEvent {
-  readonly id: string;
-  readonly event: 'insert' | 'update' | 'delete';
-  readonly data: string;
 }
 
 export interface CheckParts {
@@ -83,7 +78,7 @@ export async function authorizeChanges(parts: CheckParts, group: GroupShape, cha
       const key = valueOf(c, c.row, keyName) ?? valueOf(c, c.old, keyName);
       const row = typeof key === 'string' ? visible.get(key) : undefined;
       if (row !== undefined) {
-        events.push({ id: c.id, event: c.op, data: `{"op":"${c.op}","table":${table},"row":${row}}` });
+        events.push({ id: c.id, event: c.op, data: `{"op":"${c.op}","table":${table},"row":${row}}`, row, key: `{${JSON.stringify(keyName)}:${keyJson(group.key, key as string)}}`, commitTime: c.commitTime });
         continue;
       }
       if (c.op === 'insert') continue;
@@ -93,7 +88,8 @@ export async function authorizeChanges(parts: CheckParts, group: GroupShape, cha
     if (valueOf(c, c.old, group.tenantColumn) !== group.identity.tenantId) continue;
     const key = valueOf(c, c.old, keyName) ?? valueOf(c, c.row, keyName);
     if (typeof key !== 'string') continue;
-    events.push({ id: c.id, event: 'delete', data: `{"op":"delete","table":${table},"key":{${JSON.stringify(keyName)}:${keyJson(group.key, key)}}}` });
+    const keyText = `{${JSON.stringify(keyName)}:${keyJson(group.key, key)}}`;
+    events.push({ id: c.id, event: 'delete', data: `{"op":"delete","table":${table},"key":${keyText}}`, row: undefined, key: keyText, commitTime: c.commitTime });
   }
   return events;
 }

@@ -28,7 +28,8 @@ import type { Identity } from '../../pipeline/identity';
 import type { ChangeFeedConfig, ResolvedConfig } from '../../pipeline/resolved-config';
 import type { BaseContext, Stages } from '../../pipeline/stage-types';
 import type { SchemaCache } from '../../schema/schema-types';
-import { authorizeChanges, feedKeyTypes, type CheckParts, type FeedEvent, type GroupShape } from './authorize-changes';
+import type { ChangeSubscriber, FeedEvent, FeedSink } from '../../pipeline/change-subscription';
+import { authorizeChanges, feedKeyTypes, type CheckParts, type GroupShape } from './authorize-changes';
 import { ChangeSource, type ChangeTransaction, type RowChange } from './change-source';
 import { EventStream, frame } from './event-stream';
 import { readEventId } from './event-position';
@@ -52,7 +53,8 @@ export interface ChangeFeedParts {
   readonly stats: ChangeFeedStats;
 }
 
-export interface ChangeFeed {
+/** `subscribe` (ChangeSubscriber): other doors' subscribers, beside the SSE route's. */
+export interface ChangeFeed extends ChangeSubscriber {
   handle(req: Request, res: Response): Promise<void>;
   /** Connects the source and checks what it needs; rejects with a GatewayConfigError naming the fix. */
   start(): Promise<void>;
@@ -61,15 +63,17 @@ export interface ChangeFeed {
 }
 
 interface Subscriber {
-  readonly stream: EventStream;
+  readonly sink: FeedSink;
   readonly group: Group;
   readonly caller: string;
-  expiry: NodeJS.Timeout | undefined;
+  left: boolean;
 }
 
 interface Group extends GroupShape {
   readonly key: GroupShape['key'];
   readonly id: string;
+  /** groupKey(): what decides what the members see. */
+  readonly sameness: string;
   readonly members: Set<Subscriber>;
 }
 
@@ -174,17 +178,13 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
       const public_ = await parts.withHints(err, group.identity);
       const body = public_ instanceof GatewayError ? { code: public_.code, message: public_.message } : { code: 'INTERNAL_ERROR', message: 'The change feed could not check a change.' };
       log('group check failed: %s', err instanceof Error ? err.message : String(err));
-      for (const m of members) m.stream.end('error', body);
+      for (const m of members) m.sink.end('error', body);
       return;
     }
     if (events.length === 0) return;
-    const frames = events.map((e) => frame(e.id, e.event, e.data));
+    const shared = new Map<string, unknown>();
     for (const m of members) {
-      let sent = 0;
-      for (const f of frames) {
-        if (!m.stream.send(f)) break;
-        sent++;
-      }
+      const sent = m.sink.closed ? 0 : m.sink.send(events, shared);
       for (let i = 0; i < sent; i++) stats.events[events[i]!.event]++;
     }
   }
@@ -192,23 +192,24 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
   /** A new stream joins its group: after a resume's replay, or a `reload` when it is too far back. */
   async function admit(join: Join): Promise<void> {
     const { subscriber, after } = join;
-    if (subscriber.stream.closed) return;
+    if (subscriber.sink.closed) return;
     if (after !== undefined) {
       if (after < horizon) {
-        subscriber.stream.send(frame(undefined, 'reload', JSON.stringify({ reason: 'The changes after Last-Event-ID are no longer kept (change_feed.retention_s).', action: 'Read the list again, then follow this stream.' })));
+        subscriber.sink.reload();
       } else {
         const table = subscriber.group.table;
         const missed = retained.filter((r) => r.change.id > after && r.change.schema === table.schema && r.change.table === table.name).map((r) => r.change);
         await sendTo(subscriber.group, [subscriber], missed);
       }
     }
-    if (subscriber.stream.closed) return;
-    subscriber.stream.send(frame(head, 'ready', JSON.stringify({ table: subscriber.group.table.name })));
+    if (subscriber.sink.closed) return;
+    subscriber.sink.ready(head, subscriber.group.table.name);
     subscriber.group.members.add(subscriber);
   }
 
   function leave(subscriber: Subscriber): void {
-    clearTimeout(subscriber.expiry);
+    if (subscriber.left) return;
+    subscriber.left = true;
     subscribers--;
     stats.subscribers = subscribers;
     const left = (callers.get(subscriber.caller) ?? 1) - 1;
@@ -216,6 +217,7 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
     else callers.set(subscriber.caller, left);
     const group = subscriber.group;
     group.members.delete(subscriber);
+    joins = joins.filter((j) => j.subscriber !== subscriber);
     if (group.members.size === 0 && !joins.some((j) => j.subscriber.group === group)) {
       groups.delete(group.id);
       stats.groups = groups.size;
@@ -228,13 +230,7 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
     if (!/(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept)) {
       throw new GatewayError('NOT_ACCEPTABLE', 'The change feed answers text/event-stream only.', { hint: 'Send `Accept: text/event-stream`.' });
     }
-    try {
-      await parts.whenStarted();
-      if (started === undefined) throw new Error('the change source is not started');
-      await started;
-    } catch {
-      throw new GatewayError('SERVICE_UNAVAILABLE', 'The change feed is not ready: the gateway or its change source did not start.', { headers: { 'Retry-After': '5' } });
-    }
+    await whenReady();
     const digested = digestRequest(req, requestId, undefined);
     const segment = digested.segments[0]!;
     const request: GatewayRequest = { ...digested, segments: [segment], rawSegments: [digested.rawSegments[0] ?? segment], headers: { ...digested.headers, accept: 'application/json' } };
@@ -248,6 +244,29 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
   }
 
   async function subscribeAs(identity: Identity, base: BaseContext, req: Request, res: Response): Promise<void> {
+    const shape = await prepare(identity, base);
+    const lastEventId = req.headers['last-event-id'];
+    const after = typeof lastEventId === 'string' && lastEventId !== '' ? readEventId(lastEventId) : undefined;
+    const caller = identity.source === 'anonymous' ? `ip\u0000${req.socket.remoteAddress ?? ''}` : `${identity.tenantId}\u0000${identity.userId}`;
+    const holder: { subscriber?: Subscriber; expiry?: NodeJS.Timeout } = {};
+    enroll(shape, caller, after, (leaveIt) => {
+      const stream = new EventStream(res, { maxBufferedEvents: feed.maxBufferedEvents, heartbeatMs: feed.heartbeatS * 1000 }, () => {
+        clearTimeout(holder.expiry);
+        leaveIt();
+      });
+      stream.open();
+      const exp = identity.claims['exp'];
+      if (typeof exp === 'number') {
+        const ms = Math.max(0, Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1));
+        holder.expiry = setTimeout(() => stream.end('expired', { reason: 'The token expired.', action: 'Subscribe again with a new token and Last-Event-ID.' }), ms);
+        holder.expiry.unref();
+      }
+      return sseSink(stream);
+    });
+  }
+
+  /** The list request's parse, policy and allow-list as `identity`: the group's shape, or the error to answer. */
+  async function prepare(identity: Identity, base: BaseContext): Promise<GroupShape> {
     const request = base.request;
     for (const [name] of request.query) {
       if (refusedParameters.includes(name)) throw new GatewayError('PARSE_ERROR', `\`${name}\` has no meaning on a change feed.`, { hint: 'A subscription takes the list route\'s filters and `select` only.' });
@@ -276,43 +295,46 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
       });
       if (allowed.kind !== 'list' || !allowed.select.includes(key)) throw new GatewayError('FORBIDDEN', `A change feed of \`${table.name}\` needs its key \`${key.name}\`, which this caller may not read.`);
     }
-    const lastEventId = req.headers['last-event-id'];
-    const after = typeof lastEventId === 'string' && lastEventId !== '' ? readEventId(lastEventId) : undefined;
+    const tenantColumn = feed.tenantColumn !== undefined && table.columnsByName.has(feed.tenantColumn) ? feed.tenantColumn : undefined;
+    return { table, segment: request.segments[0]!, key, query, stripKey, identity, tenantColumn };
+  }
 
-    const caller = identity.source === 'anonymous' ? `ip\u0000${req.socket.remoteAddress ?? ''}` : `${identity.tenantId}\u0000${identity.userId}`;
+  /** Counts the subscriber against the limits, puts it in its group and queues its join. */
+  function enroll(shape: GroupShape, caller: string, after: string | undefined, open: (leave: () => void) => FeedSink): Subscriber {
     if (subscribers >= feed.maxSubscriptions) {
       throw new GatewayError('SERVICE_UNAVAILABLE', 'This gateway serves as many change feed streams as it may (change_feed.max_subscriptions).', { headers: { 'Retry-After': '10' }, hint: 'Retry later, or on another instance.' });
     }
     if ((callers.get(caller) ?? 0) >= feed.maxSubscriptionsPerCaller) {
       throw new GatewayError('RATE_LIMITED', 'This caller has as many change feed streams open as it may (change_feed.max_subscriptions_per_caller).', { headers: { 'Retry-After': '10' }, hint: 'Close a stream first.' });
     }
-
-    const tenantColumn = feed.tenantColumn !== undefined && table.columnsByName.has(feed.tenantColumn) ? feed.tenantColumn : undefined;
-    const shape: GroupShape = { table, segment: request.segments[0]!, key, query, stripKey, identity, tenantColumn };
-    const id = groupKey(shape);
-    let group = groups.get(id);
+    const sameness = groupKey(shape);
+    let group = groups.get(sameness);
     if (group === undefined) {
-      group = { ...shape, id: String(groups.size) + ':' + hashOf(id), members: new Set() };
-      groups.set(id, group);
+      group = { ...shape, id: String(groups.size) + ':' + hashOf(sameness), sameness, members: new Set() };
+      groups.set(sameness, group);
       stats.groups = groups.size;
     }
-
     subscribers++;
     stats.subscribers = subscribers;
     callers.set(caller, (callers.get(caller) ?? 0) + 1);
     const holder: { subscriber?: Subscriber } = {};
-    const stream = new EventStream(res, { maxBufferedEvents: feed.maxBufferedEvents, heartbeatMs: feed.heartbeatS * 1000 }, () => leave(holder.subscriber!));
-    const subscriber: Subscriber = { stream, group, caller, expiry: undefined };
+    const sink = open(() => leave(holder.subscriber!));
+    const subscriber: Subscriber = { sink, group, caller, left: false };
     holder.subscriber = subscriber;
-    stream.open();
-    const exp = identity.claims['exp'];
-    if (typeof exp === 'number') {
-      const ms = Math.max(0, Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1));
-      subscriber.expiry = setTimeout(() => stream.end('expired', { reason: 'The token expired.', action: 'Subscribe again with a new token and Last-Event-ID.' }), ms);
-      subscriber.expiry.unref();
-    }
     joins.push({ subscriber, after });
-    log('subscribed to %s (group %s, %d members)', table.name, group.id, group.members.size + 1);
+    log('subscribed to %s (group %s, %d members)', shape.table.name, group.id, group.members.size + 1);
+    return subscriber;
+  }
+
+  async function whenReady(): Promise<void> {
+    if (closing) throw new GatewayError('SERVICE_UNAVAILABLE', 'The gateway is shutting down.', { headers: { 'Retry-After': '1' } });
+    try {
+      await parts.whenStarted();
+      if (started === undefined) throw new Error('the change source is not started');
+      await started;
+    } catch {
+      throw new GatewayError('SERVICE_UNAVAILABLE', 'The change feed is not ready: the gateway or its change source did not start.', { headers: { 'Retry-After': '5' } });
+    }
   }
 
   return {
@@ -327,6 +349,17 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
         const answer = await parts.withHints(inner ?? err, identity);
         if (!res.headersSent) sendError(res, answer, requestId);
       }
+    },
+    async subscribe(identity, request, caller, sink) {
+      await whenReady();
+      const shape = await prepare(identity, check.base(request));
+      const sameness = groupKey(shape);
+      const subscriber = enroll(shape, caller, undefined, () => sink);
+      return {
+        table: shape.table,
+        close: () => leave(subscriber),
+        sees: (other) => groupKey({ ...shape, identity: other }) === sameness,
+      };
     },
     start() {
       if (started === undefined) {
@@ -343,11 +376,39 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
     },
     async close() {
       closing = true;
-      for (const group of groups.values()) for (const m of [...group.members]) m.stream.end('shutdown', { reason: 'The gateway is shutting down.', action: 'Reconnect with Last-Event-ID.' });
-      for (const j of joins) j.subscriber.stream.end('shutdown', { reason: 'The gateway is shutting down.', action: 'Reconnect with Last-Event-ID.' });
+      for (const group of groups.values()) for (const m of [...group.members]) m.sink.end('shutdown', { reason: 'The gateway is shutting down.', action: 'Reconnect with Last-Event-ID.' });
+      for (const j of [...joins]) j.subscriber.sink.end('shutdown', { reason: 'The gateway is shutting down.', action: 'Reconnect with Last-Event-ID.' });
       joins = [];
       if (started) await started.catch(() => undefined);
       await source.stop();
+    },
+  };
+}
+
+/** The SSE stream as a sink: each event's frame is made once per group and batch. */
+function sseSink(stream: EventStream): FeedSink {
+  return {
+    get closed() {
+      return stream.closed;
+    },
+    send(events, shared) {
+      let frames = shared.get('sse') as string[] | undefined;
+      if (frames === undefined) shared.set('sse', (frames = events.map((e) => frame(e.id, e.event, e.data))));
+      let sent = 0;
+      for (const f of frames) {
+        if (!stream.send(f)) break;
+        sent++;
+      }
+      return sent;
+    },
+    ready(position, table) {
+      stream.send(frame(position, 'ready', JSON.stringify({ table })));
+    },
+    reload() {
+      stream.send(frame(undefined, 'reload', JSON.stringify({ reason: 'The changes after Last-Event-ID are no longer kept (change_feed.retention_s).', action: 'Read the list again, then follow this stream.' })));
+    },
+    end(event, data) {
+      stream.end(event, data);
     },
   };
 }

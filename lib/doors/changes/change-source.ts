@@ -27,6 +27,8 @@ export interface RowChange {
   readonly row: readonly TupleValue[] | null;
   /** The row before an update or delete: all columns with REPLICA IDENTITY FULL, else the key's only (or null). */
   readonly old: readonly TupleValue[] | null;
+  /** When its transaction committed, ms since 1970. */
+  readonly commitTime: number;
 }
 
 export interface ChangeTransaction {
@@ -191,6 +193,7 @@ export class ChangeSource {
             columns: rel.columns,
             row: m.tag === 'delete' ? null : m.row,
             old: m.tag === 'insert' ? null : m.old,
+            commitTime: open.commitTime,
           });
           break;
         }
