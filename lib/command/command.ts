@@ -105,6 +105,12 @@ export interface ListCommand extends RowScoped {
    * max_export_rows allows it. `limit` is then the export's row cap. Absent: a page.
    */
   readonly export?: ExportFormat;
+  /**
+   * Set when the answer is the plan of exactly this statement (EXPLAIN, same text, same values)
+   * instead of its rows: the plan capability every read has (a `read`'s `plan` too). The default
+   * grammar's `GET /{table}/_explain` is a list with EXPLAIN (ANALYZE, FORMAT JSON).
+   */
+  readonly plan?: PlanOptions;
 }
 
 export interface GetCommand extends RowScoped {
@@ -129,13 +135,6 @@ export interface AggregateCommand extends RowScoped {
   readonly column: Column | null;
   readonly filters: readonly Condition[];
   readonly search: Search | null;
-}
-
-/** `GET /{table}/_explain?<list params>`: EXPLAIN ANALYZE of exactly the list statement. */
-export interface ExplainCommand {
-  readonly kind: 'explain';
-  readonly table: Table;
-  readonly list: ListCommand;
 }
 
 /** Upsert: `X-Upsert` / `X-On-Conflict`, or `Prefer: resolution=...`. */
@@ -282,7 +281,7 @@ export interface ContractsCommand {
   readonly functions: readonly DbFunction[];
 }
 
-export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
+export type Command = ListCommand | GetCommand | AggregateCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
 
 
 /*
@@ -457,6 +456,17 @@ export interface ReadCommand {
 }
 
 export type CommandKind = Command['kind'];
+
+/**
+ * What a command is counted, traced, logged and rate-limited as (docs/observability.md): its kind,
+ * and `explain` for a list answered with its plan (the default grammar's `_explain` route), the
+ * name users have always seen for it.
+ */
+export type OperationName = CommandKind | 'explain';
+
+export function operationOf(command: Command): OperationName {
+  return command.kind === 'list' && command.plan !== undefined ? 'explain' : command.kind;
+}
 
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);

@@ -25,9 +25,6 @@ export function touchedColumns(command: Command): TouchedColumns {
     case 'list':
       addList(add, command);
       break;
-    case 'explain':
-      addList(add, command.list);
-      break;
     case 'get':
       add(command.table, command.select);
       add(command.table, command.key.map((k) => k.column));

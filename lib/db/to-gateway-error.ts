@@ -105,7 +105,7 @@ function holds(cause: SqlstateCause, f: Facts): boolean {
     case 'write-to-view':
       return holds('write', f) && f.context?.relation?.kind === 'v';
     case 'row-scan':
-      return own && (kind === 'list' || kind === 'aggregate' || kind === 'explain');
+      return own && (kind === 'list' || kind === 'aggregate');
     case 'json-operator':
       // Type names are not translated, so this holds whatever the server's lc_messages.
       return f.fn === undefined && /\bjson\b/.test(f.message);

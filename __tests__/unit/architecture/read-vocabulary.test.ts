@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AggregateCommand, Condition, DeleteCommand, Embed, GetCommand, Junction, ListCommand, OrderTerm, ParentScope, ReadNode, RowScoped, UpdateCommand } from '../../../lib/command/command';
-import { oneVocabulary, conditionCompilers } from './read-vocabulary';
+import { commandKinds, conditionCompilers, nonReadKinds, oneVocabulary } from './read-vocabulary';
 
 const lib = path.resolve(__dirname, '../../../lib');
 
@@ -44,6 +44,15 @@ describe('one read vocabulary', () => {
     expect(oneVocabulary(fs.readFileSync(path.join(lib, 'command/command.ts'), 'utf8'))).toEqual([]);
   });
 
+  // The read kinds of the Command union, one fewer with each fold (docs/architecture.md, "One
+  // Command vocabulary"): `explain` is a list with the `plan` capability. A read kind added, or
+  // one folded back out, fails here; the goal is one (`read`), list, get and aggregate remain.
+  it('the Command union has no read kind beyond list, get, aggregate and read', () => {
+    const kinds = commandKinds(fs.readFileSync(path.join(lib, 'command/command.ts'), 'utf8'));
+    expect(kinds).toEqual(expect.arrayContaining(nonReadKinds));
+    expect(kinds.filter((k) => !nonReadKinds.includes(k)).sort()).toEqual(['aggregate', 'get', 'list', 'read']);
+  });
+
   it('compile turns conditions into SQL in one file, compile-condition.ts', () => {
     expect(conditionCompilers(path.join(lib, 'stages/compile'))).toEqual(['compile-condition.ts']);
   });
@@ -60,6 +69,8 @@ describe('one read vocabulary', () => {
     ].join('\n');
     expect(oneVocabulary(second)).toEqual(['conditions: Condition, Filter', 'orderings: OrderTerm, SortKey', 'embeds: Embed, Expansion']);
     expect(oneVocabulary('export type FilterOp = "eq";')).toEqual(['conditions: none', 'orderings: none', 'embeds: none']);
+    const union = ["export interface ListCommand {\n  readonly kind: 'list';\n}", "export interface ExplainCommand {\n  readonly kind: 'explain';\n  readonly list: ListCommand;\n}", 'export type Command = ListCommand | ExplainCommand | Other;'].join('\n');
+    expect(commandKinds(union)).toEqual(['list', 'explain', 'unknown:Other']);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-vocabulary-'));
     try {
       fs.writeFileSync(path.join(dir, 'compile-condition.ts'), "switch (c.kind) { case 'compare': return x; }\n");

@@ -22,9 +22,9 @@ import { conditionOf, readPattern } from './read-pattern';
 export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
     case 'list':
+      // A plan is a route of its own: allowing a list never allows reading its plan.
+      if (command.plan) return pattern('GET', `${command.table.name}/_explain`, listParts(command));
       return pattern('GET', command.parent ? `${command.parent.table.name}/:id/${command.parent.childName}` : command.table.name, listParts(command));
-    case 'explain':
-      return pattern('GET', `${command.table.name}/_explain`, listParts(command.list));
     case 'get':
       return pattern('GET', `${command.table.name}/:id`, [...(command.explicitSelect ? [`select=${names(command.select)}`] : []), ...expandPart(command.expand)]);
     case 'aggregate':

@@ -94,7 +94,6 @@ function errorContextOf(command: Command): ErrorContext {
     case 'list':
     case 'get':
     case 'aggregate':
-    case 'explain':
     case 'update':
     case 'delete':
     case 'read':

@@ -7,7 +7,7 @@
  * legacy `filter` becomes row conditions of every table read or written), or FORBIDDEN.
  * Never: widens a command.
  *
- * - Operations: list, get, child routes, aggregate and explain are `read`; POST is `create` (an
+ * - Operations: list (and its plan, `_explain`), get, child routes and aggregate are `read`; POST is `create` (an
  *   upsert that updates is also `update`); PATCH is `update`; DELETE is `delete`. Function calls
  *   are governed by the rpc_* keys, not by this policy.
  * - Every table a command reads needs `read`: expanded tables and the parent of a child route too,
@@ -43,8 +43,6 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
   switch (command.kind) {
     case 'list':
       return Object.freeze(gate.list(command));
-    case 'explain':
-      return Object.freeze({ ...command, list: Object.freeze(gate.list(command.list)) });
     case 'get': {
       const grant = permit(command.table, 'read');
       const select = gate.projection(command.table, grant, command.select, command.explicitSelect, 'select');

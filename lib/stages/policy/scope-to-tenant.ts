@@ -53,8 +53,6 @@ export function scopeToTenant(command: Command, column: string, tenantId: string
       return filtered(command.table, { ...command, expand: expansions(command.expand) });
     case 'aggregate':
       return filtered(command.table, command);
-    case 'explain':
-      return Object.freeze({ ...command, list: scopeToTenant(command.list, column, tenantId) as typeof command.list });
     case 'insert':
       return Object.freeze({ ...command, ...answer(command.answer) });
     case 'update':

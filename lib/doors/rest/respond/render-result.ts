@@ -22,6 +22,7 @@ export function renderResult(command: Command, plan: Pick<Plan, 'shape'>, result
   const { shape } = plan;
   switch (command.kind) {
     case 'list':
+      if (command.plan) return renderExplain(command, expectShape(shape, 'value'), result);
       return { status: 200, body: renderList(command, expectShape(shape, 'list'), result, cursors) };
     case 'get': {
       const row = result.rows[0]?.[expectShape(shape, 'row').data];
@@ -30,8 +31,6 @@ export function renderResult(command: Command, plan: Pick<Plan, 'shape'>, result
     }
     case 'aggregate':
       return renderAggregate(command, expectShape(shape, 'value'), result);
-    case 'explain':
-      return renderExplain(command, expectShape(shape, 'value'), result);
     case 'insert':
       return renderInsert(command, expectShape(shape, 'written'), result);
     case 'update':
