@@ -111,7 +111,24 @@ export interface ListCommand extends RowScoped {
    * grammar's `GET /{table}/_explain` is a list with EXPLAIN (ANALYZE, FORMAT JSON).
    */
   readonly plan?: PlanOptions;
+  /**
+   * Set when the answer is one aggregate over the rows the conditions and search select, instead
+   * of the rows: the aggregate capability of a read (a `read` level's fields take aggregates too).
+   * The default grammar's `GET /{table}/aggregate?fn=&column=` is a list with it, its page fields
+   * the defaults (no select, order, page, cursor, distinct, embeds or parent).
+   */
+  readonly aggregate?: Aggregate;
 }
+
+/** One aggregate over a list's rows: `count` of the rows, or `fn` of one column. */
+export interface Aggregate {
+  readonly fn: AggregateFn;
+  /** Null only for `count`. */
+  readonly column: Column | null;
+}
+
+/** A list answered with its aggregate (what `GET /{table}/aggregate` parses into). */
+export type AggregateList = ListCommand & { readonly aggregate: Aggregate };
 
 export interface GetCommand extends RowScoped {
   readonly kind: 'get';
@@ -126,16 +143,6 @@ export interface GetCommand extends RowScoped {
 
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
-/** `GET /{table}/aggregate?fn=&column=&<filters>`. */
-export interface AggregateCommand extends RowScoped {
-  readonly kind: 'aggregate';
-  readonly table: Table;
-  readonly fn: AggregateFn;
-  /** Null only for `count`. */
-  readonly column: Column | null;
-  readonly filters: readonly Condition[];
-  readonly search: Search | null;
-}
 
 /** Upsert: `X-Upsert` / `X-On-Conflict`, or `Prefer: resolution=...`. */
 export interface OnConflict {
@@ -281,7 +288,7 @@ export interface ContractsCommand {
   readonly functions: readonly DbFunction[];
 }
 
-export type Command = ListCommand | GetCommand | AggregateCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
+export type Command = ListCommand | GetCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
 
 
 /*
@@ -458,14 +465,15 @@ export interface ReadCommand {
 export type CommandKind = Command['kind'];
 
 /**
- * What a command is counted, traced, logged and rate-limited as (docs/observability.md): its kind,
- * and `explain` for a list answered with its plan (the default grammar's `_explain` route), the
- * name users have always seen for it.
+ * What a command is counted, traced, logged and rate-limited as (docs/observability.md): its kind;
+ * `explain` for a list answered with its plan and `aggregate` for one answered with an aggregate
+ * (the default grammar's `_explain` and `aggregate` routes), the names users have always seen.
  */
-export type OperationName = CommandKind | 'explain';
+export type OperationName = CommandKind | 'explain' | 'aggregate';
 
 export function operationOf(command: Command): OperationName {
-  return command.kind === 'list' && command.plan !== undefined ? 'explain' : command.kind;
+  if (command.kind !== 'list') return command.kind;
+  return command.plan !== undefined ? 'explain' : command.aggregate !== undefined ? 'aggregate' : 'list';
 }
 
 export function assertNever(value: never, what = 'value'): never {

@@ -136,7 +136,7 @@ describe('aggregate', () => {
   });
 
   it('allows min/max on any column with an ordering', () => {
-    expect(parseAggregate(orders, [['fn', 'min'], ['column', 'placed_at']]).column!.name).toBe('placed_at');
+    expect(parseAggregate(orders, [['fn', 'min'], ['column', 'placed_at']]).aggregate.column!.name).toBe('placed_at');
   });
 });
 

@@ -238,7 +238,6 @@ function withRowFilters(command: Command): Command {
       return list(command);
     case 'get':
       return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })) };
-    case 'aggregate':
     case 'update':
     case 'delete':
       return { ...command, rowFilters: filter(command.table) };

@@ -20,7 +20,6 @@ export function dbOperationOf(command: Command): DbOperation {
     case 'list':
       return { operation: command.plan ? 'EXPLAIN' : 'SELECT', collection: command.table.name, namespace: command.table.schema };
     case 'get':
-    case 'aggregate':
     case 'read':
       return { operation: 'SELECT', collection: command.table.name, namespace: command.table.schema };
     case 'insert':

@@ -51,8 +51,6 @@ export function scopeToTenant(command: Command, column: string, tenantId: string
     case 'get':
       ownKey(command.table, command.key);
       return filtered(command.table, { ...command, expand: expansions(command.expand) });
-    case 'aggregate':
-      return filtered(command.table, command);
     case 'insert':
       return Object.freeze({ ...command, ...answer(command.answer) });
     case 'update':
