@@ -118,6 +118,12 @@ export interface ListCommand extends RowScoped {
    * the defaults (no select, order, page, cursor, distinct, embeds or parent).
    */
   readonly aggregate?: Aggregate;
+  /**
+   * Set when the read addresses one row by its primary key (column = text value, in key order):
+   * the answer is that row, or NOT_FOUND when none is visible. The default grammar's
+   * `GET /{table}/:id?select=&expand=` is a list with it, its other page fields the defaults.
+   */
+  readonly key?: readonly KeyValue[];
 }
 
 /** One aggregate over a list's rows: `count` of the rows, or `fn` of one column. */
@@ -130,16 +136,8 @@ export interface Aggregate {
 /** A list answered with its aggregate (what `GET /{table}/aggregate` parses into). */
 export type AggregateList = ListCommand & { readonly aggregate: Aggregate };
 
-export interface GetCommand extends RowScoped {
-  readonly kind: 'get';
-  readonly table: Table;
-  readonly select: readonly Column[];
-  readonly explicitSelect: boolean;
-  /** Primary-key column = text value, in key order. */
-  readonly key: readonly KeyValue[];
-  /** As `ListCommand.expand`. */
-  readonly expand: readonly Embed[];
-}
+/** A list that addresses one row by its key (what `GET /{table}/:id` parses into). */
+export type GetCommand = ListCommand & { readonly key: readonly KeyValue[] };
 
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -288,7 +286,7 @@ export interface ContractsCommand {
   readonly functions: readonly DbFunction[];
 }
 
-export type Command = ListCommand | GetCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
+export type Command = ListCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
 
 
 /*
@@ -466,13 +464,15 @@ export type CommandKind = Command['kind'];
 
 /**
  * What a command is counted, traced, logged and rate-limited as (docs/observability.md): its kind;
- * `explain` for a list answered with its plan and `aggregate` for one answered with an aggregate
- * (the default grammar's `_explain` and `aggregate` routes), the names users have always seen.
+ * `get` for a list that addresses one row by its key, `explain` for one answered with its plan,
+ * `aggregate` for one answered with an aggregate (the default grammar's `/:id`, `_explain` and
+ * `aggregate` routes): the names users have always seen.
  */
-export type OperationName = CommandKind | 'explain' | 'aggregate';
+export type OperationName = CommandKind | 'get' | 'explain' | 'aggregate';
 
 export function operationOf(command: Command): OperationName {
   if (command.kind !== 'list') return command.kind;
+  if (command.key !== undefined) return 'get';
   return command.plan !== undefined ? 'explain' : command.aggregate !== undefined ? 'aggregate' : 'list';
 }
 

@@ -236,8 +236,6 @@ function withRowFilters(command: Command): Command {
   switch (command.kind) {
     case 'list':
       return list(command);
-    case 'get':
-      return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })) };
     case 'update':
     case 'delete':
       return { ...command, rowFilters: filter(command.table) };

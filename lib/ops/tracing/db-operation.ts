@@ -19,7 +19,6 @@ export function dbOperationOf(command: Command): DbOperation {
   switch (command.kind) {
     case 'list':
       return { operation: command.plan ? 'EXPLAIN' : 'SELECT', collection: command.table.name, namespace: command.table.schema };
-    case 'get':
     case 'read':
       return { operation: 'SELECT', collection: command.table.name, namespace: command.table.schema };
     case 'insert':

@@ -23,8 +23,6 @@ export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
     case 'list':
       return pattern('GET', listRoute(command), listParts(command));
-    case 'get':
-      return pattern('GET', `${command.table.name}/:id`, [...(command.explicitSelect ? [`select=${names(command.select)}`] : []), ...expandPart(command.expand)]);
     case 'insert': {
       if (command.answer) return writeAnswerPattern(command, command.answer);
       const parts = [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`];
@@ -54,10 +52,12 @@ function pattern(method: string, route: string, parts: readonly string[]): strin
 }
 
 /**
- * A list's route: a plan (`_explain`) and an aggregate (`aggregate`) are routes of their own, so
- * allowing a list never allows reading its plan or aggregating its rows; a child route names its parent.
+ * A list's route: one row by key (`:id`), a plan (`_explain`) and an aggregate (`aggregate`) are
+ * routes of their own, so allowing a list never allows reading its plan or aggregating its rows; a
+ * child route names its parent.
  */
 function listRoute(list: ListCommand): string {
+  if (list.key) return `${list.table.name}/:id`;
   if (list.plan) return `${list.table.name}/_explain`;
   if (list.aggregate) return `${list.table.name}/aggregate`;
   return list.parent ? `${list.parent.table.name}/:id/${list.parent.childName}` : list.table.name;

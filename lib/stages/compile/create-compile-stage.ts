@@ -4,7 +4,7 @@
  * the shape of its result (which column holds what), the only thing rendering reads about it.
  * Never: reads caller text (there is none left), or puts a value anywhere but a `$n` parameter.
  */
-import type { AggregateList, Command } from '../../command/command';
+import type { AggregateList, Command, GetCommand } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { compileSql, type Sql } from '../../sql/sql';
@@ -47,11 +47,10 @@ export function createCompileStage(): Stages['compile'] {
 function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: ResolvedConfig): Sql {
   switch (command.kind) {
     case 'list':
+      if (command.key) return compileGet(command as GetCommand);
       if (command.aggregate) return compileAggregate(command as AggregateList, config.searchConfig);
       if (command.plan) return compilePlan(command.plan, compileList(command, config.searchConfig));
       return command.export ? compileExport(command, command.export, config.searchConfig) : compileList(command, config.searchConfig);
-    case 'get':
-      return compileGet(command);
     case 'insert':
       return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileInsert(command, undefined, config.maxResponseBytes);
     case 'update':
@@ -121,7 +120,6 @@ function answerPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan
 export function isRead(command: Command): boolean {
   switch (command.kind) {
     case 'list':
-    case 'get':
     case 'contracts':
     case 'read':
       return true;

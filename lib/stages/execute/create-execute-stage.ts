@@ -93,7 +93,6 @@ function errorContextOf(command: Command): ErrorContext {
   switch (command.kind) {
     case 'list':
       return { kind: operationOf(command), relation: command.table };
-    case 'get':
     case 'update':
     case 'delete':
     case 'read':
