@@ -6,7 +6,7 @@
  * response).
  */
 import type { Request, Response } from 'express';
-import type { Command } from './command/command';
+import { operationOf, type Command } from './command/command';
 import type { ResolvedConfig } from './pipeline/resolved-config';
 import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { isSchemaDrift } from './errors/sqlstate-meaning';
@@ -130,7 +130,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, c.identity, rateLimitKinds(c.command))));
       // Answered 503 by a drain that timed out: the response is gone.
       if (ticket.aborted) return void (await result.stream?.close());
-      route = ctx.command!.kind;
+      route = operationOf(ctx.command!);
       showPattern(res, ctx);
       timing();
       // A promise only when the door writes as rows arrive (an export, docs/querying.md, "Exports").
@@ -140,7 +140,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       if (ticket.aborted) return;
       const ctx = res.locals.gateway as GatewayContext | undefined;
       if (ctx?.command && route !== 'batch') {
-        route = ctx.command.kind;
+        route = operationOf(ctx.command);
         showPattern(res, ctx);
       }
       if (isSchemaDrift(err)) parts.reloadAfterDrift();
@@ -166,7 +166,7 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
  * cannot update through an insert.
  */
 function rateLimitKinds(command: Command): readonly string[] {
-  return command.kind === 'insert' && command.onConflict?.action === 'update' ? ['insert', 'update'] : [command.kind];
+  return command.kind === 'insert' && command.onConflict?.action === 'update' ? ['insert', 'update'] : [operationOf(command)];
 }
 
 /** While draining: the client should retry, on this or another instance. */

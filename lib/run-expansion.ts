@@ -11,7 +11,7 @@
  *    parse, policy, allow-list, compile and execute again (its values are real now), and the
  *    door's rendering. The first failure rolls everything back and is the answer, naming the operation.
  */
-import type { Command } from './command/command';
+import { operationOf, type Command } from './command/command';
 import { toGatewayError } from './db/to-gateway-error';
 import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { locatedError } from './errors/located-error';
@@ -31,7 +31,7 @@ export interface ExpansionParts {
 }
 
 /** Kinds that only read: a batch of nothing else runs in a READ ONLY transaction. */
-const readKinds = new Set<Command['kind']>(['list', 'get', 'aggregate', 'explain', 'read', 'contracts']);
+const readKinds = new Set<Command['kind']>(['list', 'read', 'contracts']);
 
 export async function runExpansion(ctx: GatewayContext & { readonly identity: Identity }, expansion: Expansion, parts: ExpansionParts): Promise<OperationAnswer> {
   const { stages } = parts;
@@ -89,7 +89,8 @@ export async function runExpansion(ctx: GatewayContext & { readonly identity: Id
   } catch (err) {
     if (isGatewayError(err)) throw err;
     // From BEGIN or COMMIT (a deferred constraint), outside any operation's execute stage.
-    const mapped = toGatewayError(err, { kind: commands[at]?.kind ?? 'insert' });
+    const failed = commands[at];
+    const mapped = toGatewayError(err, { kind: failed ? operationOf(failed) : 'insert' });
     throw mapped ?? err;
   }
 }

@@ -5,7 +5,7 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, GatewayConfigError } from '../../lib';
+import { createGateway, GatewayConfigError, operationOf } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 import { gatewayFactory } from '../support/gateway-app';
 import { useTempFiles } from '../unit/support/temp-files';
@@ -31,7 +31,7 @@ beforeEach(() => {
 const apps = gatewayFactory(() => ({
   databaseUrl: db.appUrl,
   jwtSecret: TEST_JWT_SECRET,
-  stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
+  stages: { execute: (ctx, next) => (executed.push(operationOf(ctx.command)), next(ctx)) },
 }));
 const appWith = apps.appWith;
 

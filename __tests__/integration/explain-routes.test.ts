@@ -6,7 +6,7 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createGateway, type Gateway } from '../../lib';
+import { createGateway, operationOf, type Gateway } from '../../lib';
 import { createTestDatabase, signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
 import { gatewayFactory, tokenA, tokenB, useGatewayApp } from '../support/gateway-app';
 
@@ -91,7 +91,7 @@ describe('who may use _explain (its row counts cross tenants)', () => {
     databaseUrl: db.appUrl,
     jwtSecret: TEST_JWT_SECRET,
     maxLimit: 500,
-    stages: { execute: (ctx, next) => (executed.push(ctx.command.kind), next(ctx)) },
+    stages: { execute: (ctx, next) => (executed.push(operationOf(ctx.command)), next(ctx)) },
   }));
   afterAll(() => apps.closeAll());
   beforeEach(() => {

@@ -105,38 +105,42 @@ export interface ListCommand extends RowScoped {
    * max_export_rows allows it. `limit` is then the export's row cap. Absent: a page.
    */
   readonly export?: ExportFormat;
+  /**
+   * Set when the answer is the plan of exactly this statement (EXPLAIN, same text, same values)
+   * instead of its rows: the plan capability every read has (a `read`'s `plan` too). The default
+   * grammar's `GET /{table}/_explain` is a list with EXPLAIN (ANALYZE, FORMAT JSON).
+   */
+  readonly plan?: PlanOptions;
+  /**
+   * Set when the answer is one aggregate over the rows the conditions and search select, instead
+   * of the rows: the aggregate capability of a read (a `read` level's fields take aggregates too).
+   * The default grammar's `GET /{table}/aggregate?fn=&column=` is a list with it, its page fields
+   * the defaults (no select, order, page, cursor, distinct, embeds or parent).
+   */
+  readonly aggregate?: Aggregate;
+  /**
+   * Set when the read addresses one row by its primary key (column = text value, in key order):
+   * the answer is that row, or NOT_FOUND when none is visible. The default grammar's
+   * `GET /{table}/:id?select=&expand=` is a list with it, its other page fields the defaults.
+   */
+  readonly key?: readonly KeyValue[];
 }
 
-export interface GetCommand extends RowScoped {
-  readonly kind: 'get';
-  readonly table: Table;
-  readonly select: readonly Column[];
-  readonly explicitSelect: boolean;
-  /** Primary-key column = text value, in key order. */
-  readonly key: readonly KeyValue[];
-  /** As `ListCommand.expand`. */
-  readonly expand: readonly Embed[];
-}
-
-export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
-
-/** `GET /{table}/aggregate?fn=&column=&<filters>`. */
-export interface AggregateCommand extends RowScoped {
-  readonly kind: 'aggregate';
-  readonly table: Table;
+/** One aggregate over a list's rows: `count` of the rows, or `fn` of one column. */
+export interface Aggregate {
   readonly fn: AggregateFn;
   /** Null only for `count`. */
   readonly column: Column | null;
-  readonly filters: readonly Condition[];
-  readonly search: Search | null;
 }
 
-/** `GET /{table}/_explain?<list params>`: EXPLAIN ANALYZE of exactly the list statement. */
-export interface ExplainCommand {
-  readonly kind: 'explain';
-  readonly table: Table;
-  readonly list: ListCommand;
-}
+/** A list answered with its aggregate (what `GET /{table}/aggregate` parses into). */
+export type AggregateList = ListCommand & { readonly aggregate: Aggregate };
+
+/** A list that addresses one row by its key (what `GET /{table}/:id` parses into). */
+export type GetCommand = ListCommand & { readonly key: readonly KeyValue[] };
+
+export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
 
 /** Upsert: `X-Upsert` / `X-On-Conflict`, or `Prefer: resolution=...`. */
 export interface OnConflict {
@@ -282,7 +286,7 @@ export interface ContractsCommand {
   readonly functions: readonly DbFunction[];
 }
 
-export type Command = ListCommand | GetCommand | AggregateCommand | ExplainCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
+export type Command = ListCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
 
 
 /*
@@ -457,6 +461,20 @@ export interface ReadCommand {
 }
 
 export type CommandKind = Command['kind'];
+
+/**
+ * What a command is counted, traced, logged and rate-limited as (docs/observability.md): its kind;
+ * `get` for a list that addresses one row by its key, `explain` for one answered with its plan,
+ * `aggregate` for one answered with an aggregate (the default grammar's `/:id`, `_explain` and
+ * `aggregate` routes): the names users have always seen.
+ */
+export type OperationName = CommandKind | 'get' | 'explain' | 'aggregate';
+
+export function operationOf(command: Command): OperationName {
+  if (command.kind !== 'list') return command.kind;
+  if (command.key !== undefined) return 'get';
+  return command.plan !== undefined ? 'explain' : command.aggregate !== undefined ? 'aggregate' : 'list';
+}
 
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);

@@ -25,18 +25,6 @@ export function touchedColumns(command: Command): TouchedColumns {
     case 'list':
       addList(add, command);
       break;
-    case 'explain':
-      addList(add, command.list);
-      break;
-    case 'get':
-      add(command.table, command.select);
-      add(command.table, command.key.map((k) => k.column));
-      addExpansions(add, command.expand);
-      break;
-    case 'aggregate':
-      add(command.table, command.column ? [command.column] : []);
-      addFilters(add, command.table, command.filters, command.search);
-      break;
     case 'insert':
       add(command.table, [...command.columns, ...command.returning, ...(command.onConflict?.columns ?? [])]);
       if (command.answer) addReadNode(add, command.answer.node);
@@ -66,6 +54,8 @@ type Add = (table: Table, columns: Iterable<Column>) => void;
 
 function addList(add: Add, list: ListCommand): void {
   add(list.table, list.select);
+  if (list.key) add(list.table, list.key.map((k) => k.column));
+  if (list.aggregate?.column) add(list.table, [list.aggregate.column]);
   add(list.table, list.order.map((k) => k.field.column));
   if (list.distinct) add(list.table, [list.distinct]);
   addFilters(add, list.table, list.filters, list.search);

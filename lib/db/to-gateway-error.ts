@@ -7,7 +7,7 @@
  * Never: sends PostgreSQL's context (`where`), which can quote SQL text; only the name of the
  * function it points at.
  */
-import type { CommandKind } from '../command/command';
+import type { OperationName } from '../command/command';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { functionStatus } from '../errors/function-status';
 import { rulesForSqlstate, type SqlstateCause } from '../errors/sqlstate-map';
@@ -29,7 +29,8 @@ interface DatabaseErrorLike {
 
 /** What the failing statement was run for. Without it, only causes that need no context can hold. */
 export interface ErrorContext {
-  readonly kind: CommandKind;
+  /** What the command is (`operationOf`): its kind, or `explain` / `aggregate` for a list answered so. */
+  readonly kind: OperationName;
   /** The relation a read or write addresses (not set for a call). */
   readonly relation?: Pick<Table, 'schema' | 'name' | 'kind'>;
   /** An insert with ON CONFLICT (upsert). */

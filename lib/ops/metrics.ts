@@ -17,7 +17,7 @@
  * table in docs/architecture.md.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
-import type { CommandKind } from '../command/command';
+import type { OperationName } from '../command/command';
 import type { ConnectionStats } from '../db/connection/connection-stats';
 import type { ReplicaStatus } from '../db/replica-set';
 import { GatewayConfigError } from '../errors/gateway-config-error';
@@ -34,8 +34,8 @@ import type { ChangeFeedStats } from './change-feed-stats';
 /** Seconds; from 1 ms (a point read's database time) to 10 s. */
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Every command kind, checked against the Command union: a new kind fails the build until it is listed. */
-const commandKinds: Readonly<Record<CommandKind, true>> = { list: true, get: true, read: true, aggregate: true, explain: true, insert: true, update: true, delete: true, rpc: true, contracts: true };
+/** Every operation name (a command kind, or `explain`), checked against the Command union: a new kind fails the build until it is listed. */
+const commandKinds: Readonly<Record<OperationName, true>> = { list: true, get: true, read: true, aggregate: true, explain: true, insert: true, update: true, delete: true, rpc: true, contracts: true };
 /**
  * `route` label values: the command kinds, `batch` for a request that ran several (a batch, a
  * nested insert, a bulk update: docs/writing.md), and `unknown` before (or without) a parsed command.

@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AggregateCommand, Condition, DeleteCommand, Embed, GetCommand, Junction, ListCommand, OrderTerm, ParentScope, ReadNode, RowScoped, UpdateCommand } from '../../../lib/command/command';
-import { oneVocabulary, conditionCompilers } from './read-vocabulary';
+import type { Condition, DeleteCommand, Embed, GetCommand, Junction, ListCommand, OrderTerm, ParentScope, ReadNode, RowScoped, UpdateCommand } from '../../../lib/command/command';
+import { commandKinds, conditionCompilers, nonReadKinds, oneVocabulary } from './read-vocabulary';
 
 const lib = path.resolve(__dirname, '../../../lib');
 
@@ -20,7 +20,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // takes a vocabulary of its own again.
 const fields: readonly true[] = [
   true satisfies Same<ListCommand['filters'][number], Condition>,
-  true satisfies Same<AggregateCommand['filters'][number], Condition>,
   true satisfies Same<ReadNode['where'][number], Condition>,
   true satisfies Same<NonNullable<UpdateCommand['where']>[number], Condition>,
   true satisfies Same<NonNullable<DeleteCommand['where']>[number], Condition>,
@@ -37,11 +36,21 @@ const fields: readonly true[] = [
 
 describe('one read vocabulary', () => {
   it('the read fields of every command take Condition, OrderTerm and Embed (type-checked)', () => {
-    expect(fields).toHaveLength(14);
+    expect(fields).toHaveLength(13);
   });
 
   it('the floor declares one condition, one ordering and one embedding type', () => {
     expect(oneVocabulary(fs.readFileSync(path.join(lib, 'command/command.ts'), 'utf8'))).toEqual([]);
+  });
+
+  // The read kinds of the Command union, one fewer with each fold (docs/architecture.md, "One
+  // Command vocabulary"): `explain`, `aggregate` and `get` are lists with the `plan`, `aggregate`
+  // and `key` capabilities. A read kind added, or one folded back out, fails here; the goal is one
+  // read kind, `list` remains beside `read`.
+  it('the Command union has no read kind beyond list and read', () => {
+    const kinds = commandKinds(fs.readFileSync(path.join(lib, 'command/command.ts'), 'utf8'));
+    expect(kinds).toEqual(expect.arrayContaining(nonReadKinds));
+    expect(kinds.filter((k) => !nonReadKinds.includes(k)).sort()).toEqual(['list', 'read']);
   });
 
   it('compile turns conditions into SQL in one file, compile-condition.ts', () => {
@@ -60,6 +69,8 @@ describe('one read vocabulary', () => {
     ].join('\n');
     expect(oneVocabulary(second)).toEqual(['conditions: Condition, Filter', 'orderings: OrderTerm, SortKey', 'embeds: Embed, Expansion']);
     expect(oneVocabulary('export type FilterOp = "eq";')).toEqual(['conditions: none', 'orderings: none', 'embeds: none']);
+    const union = ["export interface ListCommand {\n  readonly kind: 'list';\n}", "export interface ExplainCommand {\n  readonly kind: 'explain';\n  readonly list: ListCommand;\n}", 'export type Command = ListCommand | ExplainCommand | Other;'].join('\n');
+    expect(commandKinds(union)).toEqual(['list', 'explain', 'unknown:Other']);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-vocabulary-'));
     try {
       fs.writeFileSync(path.join(dir, 'compile-condition.ts'), "switch (c.kind) { case 'compare': return x; }\n");

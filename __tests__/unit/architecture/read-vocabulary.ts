@@ -34,3 +34,25 @@ export function conditionCompilers(dir: string): string[] {
     .filter((f) => /case '(compare|eq)'/.test(fs.readFileSync(path.join(dir, f), 'utf8')))
     .sort();
 }
+
+/**
+ * The kinds of the Command union, from the floor's text: each member of `export type Command =
+ * A | B | ...` and the `kind` its interface declares (`unknown:<Name>` when none is found, so a
+ * member the check cannot read fails it too).
+ */
+export function commandKinds(text: string): string[] {
+  const union = /^export type Command\s*=\s*([^;]+);/m.exec(text);
+  if (!union) return [];
+  return union[1]!
+    .split('|')
+    .map((m) => m.trim())
+    .filter((m) => m !== '')
+    .map((name) => {
+      const body = new RegExp(`^export interface ${name}\\b[^{]*\\{([\\s\\S]*?)^\\}`, 'm').exec(text);
+      const kind = body && /readonly kind: '(\w+)'/.exec(body[1]!);
+      return kind ? kind[1]! : `unknown:${name}`;
+    });
+}
+
+/** Kinds that are not reads: writes, calls, the contracts listing. */
+export const nonReadKinds: readonly string[] = ['insert', 'update', 'delete', 'rpc', 'contracts'];

@@ -24,7 +24,7 @@ describe('parseKey with tenant_column', () => {
 });
 
 describe('scopeToTenant', () => {
-  const get: GetCommand = { kind: 'get', table: orders, select: orders.columns, explicitSelect: false, key: parseKey(orders, '42', 'tenant_id'), expand: [] };
+  const get: GetCommand = { kind: 'list', table: orders, select: orders.columns, explicitSelect: false, filters: [], search: null, sort: [], order: [], limit: 1, explicitLimit: false, offset: 0, explicitOffset: false, cursor: null, distinct: null, countExact: false, key: parseKey(orders, '42', 'tenant_id'), expand: [], parent: null };
   it('adds tenant_column = the tenant to a table that has the column', () => {
     const scoped = scopeToTenant(get, 'tenant_id', T) as GetCommand;
     expect(scoped.rowFilters).toEqual([{ kind: 'compare', field: { column: orders.columnsByName.get('tenant_id'), path: [] }, op: 'eq', value: T, negate: false }]);

@@ -98,7 +98,7 @@ describe('compile: values cast to the column type', () => {
   });
 
   it('casts key values of /:id to each key column type', () => {
-    const q = compileSql(compileGet({ kind: 'get', table: gadgets, select: [gadgets.columns[0]!], explicitSelect: true, key: parseKey(gadgets, '(1%2C"a%2Cb"),7'), expand: [] }));
+    const q = compileSql(compileGet({ table: gadgets, select: [gadgets.columns[0]!], key: parseKey(gadgets, '(1%2C"a%2Cb"),7'), expand: [] }));
     expect(q.text).toContain('WHERE _t."pair" = $1::kinds.pair AND _t."id" = $2::integer');
     expect(q.values).toEqual(['(1,"a,b")', '7']);
   });

@@ -119,7 +119,7 @@ describe('compile list', () => {
 
 describe('compile get', () => {
   it('matches every key column, composite keys in key order', () => {
-    const q = compileSql(compileGet({ kind: 'get', table: orderTags, select: orderTags.columns, explicitSelect: false, key: parseKey(orderTags, '5,a%2Cb'), expand: [] }));
+    const q = compileSql(compileGet({ table: orderTags, select: orderTags.columns, key: parseKey(orderTags, '5,a%2Cb'), expand: [] }));
     expect(q.text).toBe('SELECT to_json(_r.*)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1::bigint AND _t."tag" = $2::text');
     expect(q.values).toEqual(['5', 'a,b']);
   });

@@ -32,17 +32,17 @@ describe('one-column parameters are quoted like select and sort', () => {
     expect(list(weird, { sort: quoted }).sort).toEqual([{ field: { column, path: [] }, embed: null, descending: false, nulls: null }]);
     expect(list(weird, { distinct: quoted }).distinct).toBe(column);
     expect(list(weird, { distinct: quoted, select: quoted, sort: `-${quoted}` }).distinct).toBe(column);
-    expect(aggregate(weird, { fn: 'max', column: quoted }).column).toBe(column);
+    expect(aggregate(weird, { fn: 'max', column: quoted }).aggregate.column).toBe(column);
   });
 
   it('takes a bare name without quotes as written, as select does', () => {
     expect(list(weird, { distinct: 'col with space' }).distinct?.name).toBe('col with space');
-    expect(aggregate(weird, { fn: 'min', column: 'naïve_ünïcode' }).column?.name).toBe('naïve_ünïcode');
+    expect(aggregate(weird, { fn: 'min', column: 'naïve_ünïcode' }).aggregate.column?.name).toBe('naïve_ünïcode');
   });
 
   it('needs quotes around a comma or a double quote, as select does', () => {
     expect(list(commaTable, { distinct: '"a,b"' }).distinct?.name).toBe('a,b');
-    expect(aggregate(commaTable, { fn: 'sum', column: '"a,b"' }).column?.name).toBe('a,b');
+    expect(aggregate(commaTable, { fn: 'sum', column: '"a,b"' }).aggregate.column?.name).toBe('a,b');
     expect(list(commaTable, { distinct: '""""' }).distinct?.name).toBe('"');
     // Unquoted, a comma separates two names: one column is expected.
     const two = error(() => list(commaTable, { distinct: 'a,b' }));

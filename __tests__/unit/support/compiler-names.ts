@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import type { Command, CommandKind, Condition, ListCommand } from '../../../lib/command/command';
+import { operationOf, type Command, type Condition, type ListCommand, type OperationName } from '../../../lib/command/command';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from '../../../lib/schema/schema-types';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
@@ -179,7 +179,7 @@ export const representativeSchema: SchemaCache = {
 
 export interface Statement {
   readonly label: string;
-  readonly kind: CommandKind;
+  readonly kind: OperationName;
   readonly text: string;
 }
 
@@ -236,11 +236,6 @@ function withRowFilters(command: Command): Command {
   switch (command.kind) {
     case 'list':
       return list(command);
-    case 'explain':
-      return { ...command, list: list(command.list) };
-    case 'get':
-      return { ...command, rowFilters: filter(command.table), expand: command.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })) };
-    case 'aggregate':
     case 'update':
     case 'delete':
       return { ...command, rowFilters: filter(command.table) };
@@ -260,7 +255,7 @@ const cursorFor = (query: string, values: (string | null)[]): string => {
  * Every command kind with the calls that reach each of its statement shapes. The Record type makes
  * a new command kind fail to compile until it has representative calls here.
  */
-function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readonly Call[]> {
+function representativeCalls(): Record<Exclude<OperationName, 'contracts'>, readonly Call[]> {
   const get = (path: string, query = '', extra: Partial<Call> = {}): Call => ({ method: 'GET', path, query, ...extra });
   const pg = (path: string, query = '', headers: Record<string, string> = {}, extra: Partial<Call> = {}): Call => ({ method: 'GET', path, query, headers, postgrest: true, ...extra });
   const post = (path: string, body: unknown, query = '', headers: Record<string, string> = {}): Call => ({ method: 'POST', path, query, body, headers });
@@ -360,10 +355,10 @@ function representativeCalls(): Record<Exclude<CommandKind, 'contracts'>, readon
 /** Each representative call's statement, and for batch inserts the row probe's statement too. */
 export function representativeStatements(): Statement[] {
   const statements: Statement[] = [];
-  for (const [kind, calls] of Object.entries(representativeCalls()) as [CommandKind, readonly Call[]][]) {
+  for (const [kind, calls] of Object.entries(representativeCalls()) as [OperationName, readonly Call[]][]) {
     for (const call of calls) {
       const command = parseCall(call);
-      if (command.kind !== kind) throw new Error(`${call.method} ${call.path} parsed as ${command.kind}, listed under ${kind}`);
+      if (operationOf(command) !== kind) throw new Error(`${call.method} ${call.path} parsed as ${operationOf(command)}, listed under ${kind}`);
       const plan = compileStage({ command, config: testConfig({ searchConfig: call.searchConfig }) } as unknown as CommandContext);
       const label = `${call.method} /${call.path}${call.query ? `?${call.query}` : ''}${call.headers?.['x-gw-result-format'] === 'binary' ? ' (binary)' : ''}`;
       if (plan instanceof Promise || plan.query === null) throw new Error(`${label}: no statement`);

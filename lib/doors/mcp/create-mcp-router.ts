@@ -25,7 +25,7 @@ import Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Command } from '../../command/command';
+import { operationOf, type Command } from '../../command/command';
 import type { CallerAccess } from '../../describe/caller-access';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error';
 import { digestRequest, requestIdOf } from '../../http/digest-request';
@@ -226,7 +226,7 @@ export function createMcpRouter(parts: McpRouterParts): express.Router {
     };
     const ctx = { request, config, schema, db };
     const limiter = parts.limiter;
-    const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, identity, [c.command.kind])));
+    const result = await runPipeline(stages, ctx, limiter && ((c) => limiter.admit(req, res, identity, [operationOf(c.command)])));
     const withPlan = ctx as typeof ctx & { command: Command; plan: Plan };
     if (result.stream) {
       await result.stream.close();

@@ -23,6 +23,7 @@ import type { PlanTrace } from '../../pipeline/plan';
 import type { RowStream } from '../../pipeline/row-stream';
 import { stageNames, type StageName } from '../../pipeline/stage-names';
 import type { GatewayContext, Stages } from '../../pipeline/stage-types';
+import { operationOf } from '../../command/command';
 import { dbOperationOf, dbSpanName } from './db-operation';
 import { loadTraceApi, type TraceApi } from './load-trace-api';
 
@@ -152,7 +153,7 @@ export function createTracing(config: ResolvedConfig, version: string, load: () 
             await handle(req, res);
           } finally {
             const ctx = res.locals['gateway'] as GatewayContext | undefined;
-            const kind = ctx?.command?.kind;
+            const kind = ctx?.command ? operationOf(ctx.command) : undefined;
             if (kind !== undefined) span.updateName(`tablegate ${kind}`);
             if (kind !== undefined) span.setAttribute('tablegate.route', kind);
             span.setAttribute('http.response.status_code', res.statusCode);

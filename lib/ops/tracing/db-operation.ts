@@ -18,12 +18,9 @@ export interface DbOperation {
 export function dbOperationOf(command: Command): DbOperation {
   switch (command.kind) {
     case 'list':
-    case 'get':
-    case 'aggregate':
+      return { operation: command.plan ? 'EXPLAIN' : 'SELECT', collection: command.table.name, namespace: command.table.schema };
     case 'read':
       return { operation: 'SELECT', collection: command.table.name, namespace: command.table.schema };
-    case 'explain':
-      return { operation: 'EXPLAIN', collection: command.table.name, namespace: command.table.schema };
     case 'insert':
       return { operation: 'INSERT', collection: command.table.name, namespace: command.table.schema };
     case 'update':

@@ -22,13 +22,7 @@ import { conditionOf, readPattern } from './read-pattern';
 export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
     case 'list':
-      return pattern('GET', command.parent ? `${command.parent.table.name}/:id/${command.parent.childName}` : command.table.name, listParts(command));
-    case 'explain':
-      return pattern('GET', `${command.table.name}/_explain`, listParts(command.list));
-    case 'get':
-      return pattern('GET', `${command.table.name}/:id`, [...(command.explicitSelect ? [`select=${names(command.select)}`] : []), ...expandPart(command.expand)]);
-    case 'aggregate':
-      return pattern('GET', `${command.table.name}/aggregate`, [...filterParts(command.filters, command.search), `fn=${command.fn}`, ...(command.column ? [`column=${command.column.name}`] : [])]);
+      return pattern('GET', listRoute(command), listParts(command));
     case 'insert': {
       if (command.answer) return writeAnswerPattern(command, command.answer);
       const parts = [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`];
@@ -57,6 +51,18 @@ function pattern(method: string, route: string, parts: readonly string[]): strin
   return [method, route, ...parts].join(' ');
 }
 
+/**
+ * A list's route: one row by key (`:id`), a plan (`_explain`) and an aggregate (`aggregate`) are
+ * routes of their own, so allowing a list never allows reading its plan or aggregating its rows; a
+ * child route names its parent.
+ */
+function listRoute(list: ListCommand): string {
+  if (list.key) return `${list.table.name}/:id`;
+  if (list.plan) return `${list.table.name}/_explain`;
+  if (list.aggregate) return `${list.table.name}/aggregate`;
+  return list.parent ? `${list.parent.table.name}/:id/${list.parent.childName}` : list.table.name;
+}
+
 function listParts(list: ListCommand): string[] {
   const parts: string[] = [];
   if (list.explicitSelect) parts.push(`select=${names(list.select)}`);
@@ -65,6 +71,10 @@ function listParts(list: ListCommand): string[] {
   if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.field.column.name}`).join(',')}`);
   parts.push(...expandPart(list.expand));
   if (list.countExact) parts.push('count=exact');
+  if (list.aggregate) {
+    parts.push(`fn=${list.aggregate.fn}`);
+    if (list.aggregate.column) parts.push(`column=${list.aggregate.column.name}`);
+  }
   if (list.explicitLimit) parts.push('limit');
   if (list.explicitOffset) parts.push('offset');
   if (list.cursor) parts.push('cursor');

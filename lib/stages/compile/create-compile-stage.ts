@@ -4,7 +4,7 @@
  * the shape of its result (which column holds what), the only thing rendering reads about it.
  * Never: reads caller text (there is none left), or puts a value anywhere but a `$n` parameter.
  */
-import type { Command } from '../../command/command';
+import type { AggregateList, Command, GetCommand } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { ResolvedConfig } from '../../pipeline/resolved-config';
 import { compileSql, type Sql } from '../../sql/sql';
@@ -12,7 +12,6 @@ import type { Plan, ResultShape } from '../../pipeline/plan';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import { compileAggregate } from './compile-aggregate';
 import { compileDelete } from './compile-delete';
-import { compileExplain } from './compile-explain';
 import { compileGet } from './compile-get';
 import { compileInsert } from './compile-insert';
 import { compileExport } from './compile-export';
@@ -34,7 +33,7 @@ export function createCompileStage(): Stages['compile'] {
     const plan: Plan = { query: compileSql(sizeBound(statementOf(command, config), command, shape, config.maxResponseBytes)), readOnly: isRead(command), shape, ...answerPlan(command) };
     const estimate = estimateOf(command);
     if (estimate) return Object.freeze({ ...plan, estimate });
-    if (command.kind === 'list' && command.export && command.parent) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
+    if (command.kind === 'list' && command.export && command.parent && !command.plan) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
     if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true) {
@@ -48,13 +47,10 @@ export function createCompileStage(): Stages['compile'] {
 function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: ResolvedConfig): Sql {
   switch (command.kind) {
     case 'list':
+      if (command.key) return compileGet(command as GetCommand);
+      if (command.aggregate) return compileAggregate(command as AggregateList, config.searchConfig);
+      if (command.plan) return compilePlan(command.plan, compileList(command, config.searchConfig));
       return command.export ? compileExport(command, command.export, config.searchConfig) : compileList(command, config.searchConfig);
-    case 'get':
-      return compileGet(command);
-    case 'aggregate':
-      return compileAggregate(command, config.searchConfig);
-    case 'explain':
-      return compileExplain(command, config.searchConfig);
     case 'insert':
       return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileInsert(command, undefined, config.maxResponseBytes);
     case 'update':
@@ -85,7 +81,7 @@ function estimateOf(command: Exclude<Command, { kind: 'contracts' }>): Plan['est
  * A read's statement with its body column size-checked (size-checked.ts, docs/configuration.md
  * `max_response_bytes`): a page, a row, a function's result, a `read`. Writes check their
  * own representation (a data-modifying statement cannot be wrapped). Not wrapped: an export
- * (streamed, rows of any number), an EXPLAIN or an aggregate (one small value), and a function's
+ * (streamed, rows of any number), a plan (EXPLAIN) or an aggregate (one small value), and a function's
  * binary result (several rows of any type; the driver guard of lib/db/check-out.ts stands there).
  */
 function sizeBound(statement: Sql, command: Exclude<Command, { kind: 'contracts' }>, shape: ResultShape, maxBytes: number): Sql {
@@ -124,9 +120,6 @@ function answerPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan
 export function isRead(command: Command): boolean {
   switch (command.kind) {
     case 'list':
-    case 'get':
-    case 'aggregate':
-    case 'explain':
     case 'contracts':
     case 'read':
       return true;

@@ -15,15 +15,12 @@ export function shapeOf(command: Command): ResultShape {
   switch (command.kind) {
     // compile-export.ts: per row, its columns: their text (csv), or what builds their JSON (json, ndjson).
     case 'list':
+      // compile-get.ts: `SELECT to_json(_r.*)::text ... WHERE <key>`, no row when none is visible.
+      if (command.key) return ROW;
+      // compile-plan.ts: EXPLAIN (FORMAT JSON)'s one value; compile-aggregate.ts: one json_build_object.
+      if (command.plan || command.aggregate) return VALUE;
       if (command.export) return Object.freeze({ kind: 'stream', format: command.export, columns: exportColumns(command), plain: plainColumns(command), json: jsonColumns(command) });
       return Object.freeze({ kind: 'list', ...listColumns(command) });
-    // compile-get.ts: `SELECT to_json(_r.*)::text ... WHERE <key>`, no row when none is visible.
-    case 'get':
-      return ROW;
-    // compile-aggregate.ts: one json_build_object; compile-explain.ts: EXPLAIN (FORMAT JSON)'s one value.
-    case 'aggregate':
-    case 'explain':
-      return VALUE;
     // select-written.ts: the written rows' JSON, then their count.
     case 'insert':
     case 'update':

@@ -6,7 +6,7 @@
  * A batch that PostgreSQL rejects because of one row's data is probed (rolled back, as the same
  * caller) to name that row in `details.row`, as parse does for errors it finds before SQL.
  */
-import type { Command } from '../../command/command';
+import { operationOf, type Command } from '../../command/command';
 import { BinaryRowsTooLargeError } from '../../db/binary-row-tap';
 import { StreamListenerError } from '../../db/catch-stream-errors';
 import { type ErrorContext, toGatewayError } from '../../db/to-gateway-error';
@@ -92,9 +92,7 @@ function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {
 function errorContextOf(command: Command): ErrorContext {
   switch (command.kind) {
     case 'list':
-    case 'get':
-    case 'aggregate':
-    case 'explain':
+      return { kind: operationOf(command), relation: command.table };
     case 'update':
     case 'delete':
     case 'read':

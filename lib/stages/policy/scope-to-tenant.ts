@@ -46,15 +46,9 @@ export function scopeToTenant(command: Command, column: string, tenantId: string
   };
   switch (command.kind) {
     case 'list':
+      if (command.key) ownKey(command.table, command.key);
       if (command.parent) ownKey(command.parent.table, command.parent.key);
       return filtered(command.table, { ...command, expand: expansions(command.expand), parent: parentOf(command.parent) });
-    case 'get':
-      ownKey(command.table, command.key);
-      return filtered(command.table, { ...command, expand: expansions(command.expand) });
-    case 'aggregate':
-      return filtered(command.table, command);
-    case 'explain':
-      return Object.freeze({ ...command, list: scopeToTenant(command.list, column, tenantId) as typeof command.list });
     case 'insert':
       return Object.freeze({ ...command, ...answer(command.answer) });
     case 'update':

@@ -4,7 +4,7 @@
  * Never: lets a function name or column reach SQL unchecked; sum/avg of a non-numeric column is a
  * 400 here, not a PostgreSQL error.
  */
-import type { AggregateCommand, AggregateFn, Condition } from '../../../command/command';
+import type { AggregateFn, AggregateList, Condition } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { Column, Table } from '../../../schema/schema-types';
 import { countFilters, parseFilterParameter, parseSearch, reservedParameters } from './parse-list';
@@ -19,7 +19,9 @@ const own = aggregateParameters;
 type Own = (typeof own)[number];
 const notFilters: ReadonlySet<string> = new Set([...own, ...reservedParameters]);
 
-export function parseAggregate(table: Table, query: readonly (readonly [string, string])[]): AggregateCommand {
+const none: readonly never[] = Object.freeze([]);
+
+export function parseAggregate(table: Table, query: readonly (readonly [string, string])[]): AggregateList {
   const given = new Map<Own, string>();
   const filters: Condition[] = [];
   checkLimit('filters', countFilters(query, notFilters), 'filter parameters');
@@ -51,12 +53,26 @@ export function parseAggregate(table: Table, query: readonly (readonly [string, 
     const problem = aggregateInputProblem(fn, column);
     if (problem !== undefined) throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\`: ${problem}.`, { details: { column: column.name, type: column.type } });
   }
+  // A list answered with its aggregate: the rows are those its conditions and search select, the
+  // page fields their defaults (the allow-list pattern names none of them).
   return Object.freeze({
-    kind: 'aggregate',
+    kind: 'list',
     table,
-    fn,
-    column,
+    select: none,
+    explicitSelect: false,
     filters: Object.freeze(filters),
     search: parseSearch(table, given.get('search'), given.get('search_columns')),
+    sort: none,
+    order: none,
+    limit: 0,
+    explicitLimit: false,
+    offset: 0,
+    explicitOffset: false,
+    cursor: null,
+    distinct: null,
+    countExact: false,
+    expand: none,
+    parent: null,
+    aggregate: Object.freeze({ fn, column }),
   });
 }

@@ -9,7 +9,9 @@ import { clip } from '../../shared/resolve-names';
 
 const parameters = ['select', 'expand'] as const;
 
-/** `GET /{table}/:id?select=&expand=` -> GetCommand. */
+const none: readonly never[] = Object.freeze([]);
+
+/** `GET /{table}/:id?select=&expand=` -> a list that addresses one row by its key (GetCommand). */
 export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: string): GetCommand {
   const given = new Map<string, string>();
   for (const [key, value] of request.query) {
@@ -21,12 +23,25 @@ export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: s
   }
   const selectText = given.get('select');
   const select = parseSelect(table, selectText);
+  // The page fields are their defaults: the key addresses the row (the allow-list pattern names none of them).
   return Object.freeze({
-    kind: 'get',
+    kind: 'list',
     table,
     select,
     explicitSelect: selectText !== undefined,
+    filters: none,
+    search: null,
+    sort: none,
+    order: none,
+    limit: 1,
+    explicitLimit: false,
+    offset: 0,
+    explicitOffset: false,
+    cursor: null,
+    distinct: null,
+    countExact: false,
     key: parseKey(table, request.rawSegments[1] ?? '', tenantColumn),
     expand: parseExpand(table, given.get('expand'), select),
+    parent: null,
   });
 }

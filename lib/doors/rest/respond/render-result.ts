@@ -21,17 +21,16 @@ export type { Rendered } from './rendered';
 export function renderResult(command: Command, plan: Pick<Plan, 'shape'>, result: Result, cursors: CursorCodec): Rendered {
   const { shape } = plan;
   switch (command.kind) {
-    case 'list':
+    case 'list': {
+      if (command.key) {
+        const row = result.rows[0]?.[expectShape(shape, 'row').data];
+        if (row === undefined || row === null) throw new GatewayError('NOT_FOUND', `No visible row of \`${command.table.name}\` has that key.`);
+        return { status: 200, body: `{"data":${row}}` };
+      }
+      if (command.plan) return renderExplain(command, expectShape(shape, 'value'), result);
+      if (command.aggregate) return renderAggregate(command, expectShape(shape, 'value'), result);
       return { status: 200, body: renderList(command, expectShape(shape, 'list'), result, cursors) };
-    case 'get': {
-      const row = result.rows[0]?.[expectShape(shape, 'row').data];
-      if (row === undefined || row === null) throw new GatewayError('NOT_FOUND', `No visible row of \`${command.table.name}\` has that key.`);
-      return { status: 200, body: `{"data":${row}}` };
     }
-    case 'aggregate':
-      return renderAggregate(command, expectShape(shape, 'value'), result);
-    case 'explain':
-      return renderExplain(command, expectShape(shape, 'value'), result);
     case 'insert':
       return renderInsert(command, expectShape(shape, 'written'), result);
     case 'update':
