@@ -406,9 +406,25 @@ export interface OrderTerm {
   readonly field: FieldRef;
   /** Set when the field is of a to-one embedded level. */
   readonly embed: Embed | null;
+  /**
+   * Set when the field is a column of a row reached through to-one relations (`sort=user.org.name`,
+   * docs/querying.md, "Sort by a related column"): the steps from the level's table, in order, the
+   * field a column of the last step's table. The value is that column of the one related row, or
+   * NULL when there is none or the caller cannot see it (RLS, policy row conditions).
+   */
+  readonly related?: readonly RelatedStep[];
   readonly descending: boolean;
   /** Null: PostgreSQL's default (NULLS LAST ascending, NULLS FIRST descending). */
   readonly nulls: 'first' | 'last' | null;
+}
+
+/** One to-one hop of a related order term: the relation as the caller spelled it. */
+export interface RelatedStep {
+  readonly relation: Relation;
+  /** The relation name the caller wrote (`user`, `users`), for the query pattern and the cursor. */
+  readonly spelled: string;
+  /** Row conditions a policy adds to the related table's rows (see RowScoped). */
+  readonly rowFilters?: readonly Condition[];
 }
 
 /** One table level of the tree. */

@@ -56,7 +56,18 @@ function addList(add: Add, list: ListCommand): void {
   add(list.table, list.select);
   if (list.key) add(list.table, list.key.map((k) => k.column));
   if (list.aggregate?.column) add(list.table, [list.aggregate.column]);
-  add(list.table, list.order.map((k) => k.field.column));
+  add(list.table, list.order.filter((k) => k.related === undefined).map((k) => k.field.column));
+  for (const k of list.order) {
+    const steps = k.related ?? [];
+    if (steps.length === 0) continue;
+    steps.forEach((step, i) => {
+      const fk = step.relation.foreignKey;
+      const forward = step.relation.direction === 'forward';
+      add(i === 0 ? list.table : steps[i - 1]!.relation.target, forward ? fk.columns : fk.referencedColumns);
+      add(step.relation.target, forward ? fk.referencedColumns : fk.columns);
+    });
+    add(steps[steps.length - 1]!.relation.target, [k.field.column]);
+  }
   if (list.distinct) add(list.table, [list.distinct]);
   addFilters(add, list.table, list.filters, list.search);
   addExpansions(add, list.expand);

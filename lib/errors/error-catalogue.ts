@@ -6,7 +6,7 @@
 export const errorCatalogue = {
   PARSE_ERROR: { status: 400, when: 'malformed query parameter, operator, sort, limit, cursor, header or JSON body' },
   UNKNOWN_COLUMN: { status: 400, when: 'a column not in the table (hint: nearest name) in select/filter/sort/body/returning' },
-  UNKNOWN_RELATION: { status: 400, when: '`expand` names no foreign-key relation of the table' },
+  UNKNOWN_RELATION: { status: 400, when: '`expand` (or a `sort` entry past its first relation) names no foreign-key relation of the table' },
   VALIDATION_ERROR: { status: 400, when: 'value rejected by PostgreSQL: bad literal or out of range (class 22), not-null (23502), check (23514), `RAISE EXCEPTION` in a function (P0001)' },
   RPC_NAME_NOT_QUALIFIED: { status: 400, when: 'unqualified function name while `rpc_require_schema_qualified`' },
   BATCH_REFERENCE_INVALID: { status: 400, when: 'a `{"$ref": ...}` in a batch operation names no earlier operation, or no value in its answer' },

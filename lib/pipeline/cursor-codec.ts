@@ -18,7 +18,7 @@ export interface CursorCodec {
 
 /** The cursor's binding: which table and ordering its values belong to. */
 function signatureOf(table: Table, order: readonly OrderTerm[]): string {
-  return JSON.stringify([table.schema, table.name, order.map((k) => [k.field.column.name, k.descending])]);
+  return JSON.stringify([table.schema, table.name, order.map((k) => (k.related ? [k.field.column.name, k.descending, k.related.map((r) => r.relation.foreignKey.name)] : [k.field.column.name, k.descending]))]);
 }
 
 export function createCursorCodec(key: Buffer): CursorCodec {

@@ -68,7 +68,7 @@ function listParts(list: ListCommand): string[] {
   if (list.explicitSelect) parts.push(`select=${names(list.select)}`);
   parts.push(...filterParts(list.filters, list.search));
   if (list.distinct) parts.push(`distinct=${list.distinct.name}`);
-  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${k.field.column.name}`).join(',')}`);
+  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${(k.related ?? []).map((r) => `${r.spelled}.`).join('')}${k.field.column.name}`).join(',')}`);
   parts.push(...expandPart(list.expand));
   if (list.countExact) parts.push('count=exact');
   if (list.aggregate) {

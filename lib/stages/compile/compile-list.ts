@@ -12,6 +12,7 @@ import type { ListCommand, ParentScope } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
+import { mayBeMissing, orderColumns, orderValue } from './compile-order-value';
 import { correlatedColumns, expansionColumns } from './compile-expand';
 import { compileConditions, compileKeyed } from './compile-where';
 import { typedValue } from './typed-value';
@@ -32,7 +33,7 @@ export function listColumns(command: ListCommand): { data: 0; count: 1; lastKey:
 
 export function compileList(command: ListCommand, searchConfig: string | undefined): Sql {
   const { distinct } = command;
-  const { from, where, source, row, rows, pageClause, columns } = listSource(command, searchConfig);
+  const { from, where, source, row, rows, pageClause, columns, keys } = listSource(command, searchConfig);
   // The total counts every row the filters match (distinct: every distinct value), not just this page.
   const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
   // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
@@ -42,11 +43,11 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
   // itself is aggregated (the json_agg shape, the cheapest); otherwise the selected columns ride
   // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
-  const orderSelected = command.order.every((k) => command.select.includes(k.field.column));
+  const orderSelected = command.order.every((k) => !mayBeMissing(k) && command.select.includes(k.field.column));
   const keyNames = orderSelected ? command.order.map((k) => k.field.column.name) : command.order.map((_, i) => `k${i}`);
   const pageRows = orderSelected
     ? sql`SELECT ${columns} FROM ${rows}${pageClause}`
-    : sql`SELECT to_json(_r.*) AS r, ${join(command.order.map((k, i) => sql`${row}.${ident(k.field.column.name)} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
+    : sql`SELECT to_json(_r.*) AS r, ${join(keys.map((k, i) => sql`${k} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
   const data = orderSelected ? sql`json_agg(_p.*)` : sql`json_agg(_p.r)`;
   return sql`SELECT coalesce(${data}, '[]')::text, count(*)::text, ${lastKey(keyNames)}${total}${parentVisible} FROM (${pageRows}) AS _p`;
 }
@@ -56,7 +57,7 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
  * ${columns} FROM ${rows}${pageClause}` reads them in order, each selected column (and each
  * expansion, named after its relation) over the alias `row`.
  */
-export function listSource(command: ListCommand, searchConfig: string | undefined): { from: Sql; where: Sql; source: Sql; row: Sql; rows: Sql; pageClause: Sql; columns: Sql } {
+export function listSource(command: ListCommand, searchConfig: string | undefined): { from: Sql; where: Sql; source: Sql; row: Sql; rows: Sql; pageClause: Sql; columns: Sql; keys: Sql[] } {
   const { table, distinct } = command;
   const from = sql`${ident(table.schema, table.name)} AS _t`;
   const conditions = compileConditions(t, command, searchConfig);
@@ -77,20 +78,23 @@ export function listSource(command: ListCommand, searchConfig: string | undefine
   // plus the FK and ordering columns the outer query needs), and only its rows get their related
   // rows. The expanded values are columns named after their relation, so they land in the row
   // JSON; parse refuses a relation name equal to a selected column. Unselected FK columns stay out.
+  // The ordering keys over `row` (for next_cursor). A related term's value is read from the page
+  // row again, so `_q` carries the columns its first relation starts from.
   let rows = source;
   let row = s;
   let pageClause = page;
   if (command.expand.length > 0) {
     const inner: Column[] = [];
-    for (const c of [...command.select, ...command.order.map((k) => k.field.column), ...command.expand.flatMap(correlatedColumns)]) {
+    for (const c of [...command.select, ...command.order.flatMap(orderColumns), ...command.expand.flatMap(correlatedColumns)]) {
       if (!inner.includes(c)) inner.push(c);
     }
     rows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;
     row = q;
     pageClause = empty;
   }
+  const keys = command.order.map((k, i) => orderValue(row, k, String(i)));
   const columns = join([...command.select.map((c) => sql`${row}.${ident(c.name)}`), ...expansionColumns(row, command.expand)]);
-  return { from, where, source, row, rows, pageClause, columns };
+  return { from, where, source, row, rows, pageClause, columns, keys };
 }
 
 /** Offsets written into the text: whole pages, at most this many pages in. */

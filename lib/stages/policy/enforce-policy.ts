@@ -17,7 +17,7 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Condition, Embed, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
+import type { BodyRow, Command, Condition, Embed, ListCommand, OrderTerm, WriteAnswer, ReadNode, Search } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
@@ -164,10 +164,13 @@ class Gate {
     if (command.key) this.readable(table, grant, command.key.map((k) => k.column), 'the key');
     // Nothing to check without filters or sort (a get, most lists): no arrays made for nothing.
     if (command.filters.length > 0) this.readable(table, grant, conditionColumns(command.filters), 'a filter');
-    if (command.sort.length > 0) this.readable(table, grant, command.sort.map((k) => k.field.column), '`sort`');
+    if (command.sort.length > 0) this.readable(table, grant, command.sort.filter((k) => k.related === undefined).map((k) => k.field.column), '`sort`');
+    // A related term (`sort=user.name`) gets its tables' checks and row conditions.
+    const order = command.order.some((k) => k.related !== undefined) ? command.order.map((k) => this.relatedTerm(k)) : command.order;
+    const sort = order === command.order ? command.sort : order.slice(0, command.sort.length);
     // The ordering's tie-breaker (the primary key) is not named by the caller, but a cursor would
     // hand its values out: no cursors over columns the caller may not read.
-    const noCursor = command.noCursor === true || command.order.some((k) => !allows(grant.read, k.field.column.name));
+    const noCursor = command.noCursor === true || order.some((k) => k.related === undefined && !allows(grant.read, k.field.column.name));
     if (noCursor && command.cursor) throw forbidden(`Cursors of \`${table.name}\` would carry columns the policy does not let you read; page with offset.`, { table: table.name, parameter: 'cursor' });
     let parent = command.parent;
     if (parent) {
@@ -175,7 +178,23 @@ class Gate {
       this.readable(parent.table, parentGrant, parent.key.map((k) => k.column), 'the key');
       parent = Object.freeze({ ...parent, ...rows(parent.rowFilters, parentGrant) });
     }
-    return { ...command, select, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant), ...(noCursor ? { noCursor } : {}) };
+    return { ...command, select, sort, order, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant), ...(noCursor ? { noCursor } : {}) };
+  }
+
+  /**
+   * A related order term (`sort=user.name`): every table it passes through must be readable, and
+   * the column it reads too; each step gets its table's row conditions, so a related row the
+   * policy hides orders as NULL, as one RLS hides does.
+   */
+  relatedTerm(term: OrderTerm): OrderTerm {
+    if (term.related === undefined) return term;
+    const related = term.related.map((step, i) => {
+      const target = step.relation.target;
+      const grant = this.permit(target, 'read');
+      if (i === term.related!.length - 1) this.readable(target, grant, [term.field.column], '`sort`');
+      return Object.freeze({ ...step, ...rows(step.rowFilters, grant) });
+    });
+    return Object.freeze({ ...term, related: Object.freeze(related) });
   }
 
   /** Named search columns must be readable; the default (every text column) keeps the readable ones. */

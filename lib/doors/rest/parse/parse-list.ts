@@ -13,6 +13,7 @@ import { parseKeyStyle, parseValueStyle, splitKeyStyle } from './parse-filter';
 import { checkLimit } from '../../shared/request-limits';
 import { clip, resolveColumn, resolveColumnParameter } from '../../shared/resolve-names';
 import { splitList } from '../../shared/split-list';
+import { resolveSortField } from './resolve-sort-field';
 
 export const reservedParameters = ['select', 'sort', 'limit', 'offset', 'cursor', 'distinct', 'search', 'search_columns', 'count', 'expand'] as const;
 type Reserved = (typeof reservedParameters)[number];
@@ -56,7 +57,7 @@ export function parseList(
 
   const tieBreaker: readonly Column[] = distinct ? [distinct] : table.primaryKey;
   const order: OrderTerm[] = [...sort];
-  for (const column of tieBreaker) if (!order.some((k) => k.field.column === column)) order.push(sortKey(column, false));
+  for (const column of tieBreaker) if (!order.some((k) => k.related === undefined && k.field.column === column)) order.push(sortKey(column, false));
 
   const requested = parseInteger(reserved.get('limit'), 'limit');
   const exportFormat = exportOf(accept, requested, config);
@@ -181,12 +182,12 @@ function distinctSelect(table: Table, distinct: Column, text: string | undefined
   return Object.freeze([distinct]);
 }
 
-/** `sort=a,-b,c:asc,d:desc`; an entry that is exactly a column name is that column. */
 /** A sort key of the default grammar: a column of the table, nulls in PostgreSQL's default place. */
 function sortKey(column: Column, descending: boolean): OrderTerm {
   return { field: { column, path: [] }, embed: null, descending, nulls: null };
 }
 
+/** `sort=a,-b,c:asc,d:desc,user.name`; an entry that is exactly a column name is that column. */
 export function parseSort(table: Table, text: string | undefined): OrderTerm[] {
   if (text === undefined) return [];
   const entries = splitList(text, 'sort');
@@ -195,16 +196,20 @@ export function parseSort(table: Table, text: string | undefined): OrderTerm[] {
     if (entry === '') throw new GatewayError('PARSE_ERROR', 'The `sort` parameter has an empty entry.', { hint: 'Write sort=col,-col2 or sort=col:desc.' });
     const exact = table.columnsByName.get(entry);
     if (exact) return sortKey(exact, false);
-    if (entry.startsWith('-')) return sortKey(resolveColumn(table, entry.slice(1), '`sort`'), true);
+    if (entry.startsWith('-')) return termOf(table, entry.slice(1), true);
     const colon = entry.lastIndexOf(':');
     if (colon > 0) {
       const direction = entry.slice(colon + 1);
-      if (direction === 'asc' || direction === 'desc') {
-        return sortKey(resolveColumn(table, entry.slice(0, colon), '`sort`'), direction === 'desc');
-      }
+      if (direction === 'asc' || direction === 'desc') return termOf(table, entry.slice(0, colon), direction === 'desc');
     }
-    return sortKey(resolveColumn(table, entry, '`sort`'), false);
+    return termOf(table, entry, false);
   });
+}
+
+function termOf(table: Table, name: string, descending: boolean): OrderTerm {
+  const { column, related } = resolveSortField(table, name);
+  const term = sortKey(column, descending);
+  return related.length === 0 ? term : { ...term, related: Object.freeze(related) };
 }
 
 export function parseSearch(table: Table, query: string | undefined, columnsText: string | undefined): Search | null {
