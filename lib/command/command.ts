@@ -276,6 +276,8 @@ export interface CallAnswer {
   readonly applied: readonly string[];
   /** HEAD: the same answer without a body. */
   readonly head: boolean;
+  /** A count was asked for (`Prefer: count=...`): a call answering one value reports a total of 1. */
+  readonly counted?: boolean;
   /** More rows in the result fails the call, rolled back (`Prefer: handling=strict, max-affected=n`); absent: no limit. */
   readonly maxAffected?: number;
 }

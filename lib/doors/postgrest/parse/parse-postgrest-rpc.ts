@@ -43,7 +43,7 @@ export function parsePostgrestRpc(name: string, request: GatewayRequest, ctx: Re
   const call = reading ? queryCall(overloads, argQuery, ctx) : bodyCall(overloads, request, prefer.singleObject, ctx);
   const fn = call.fn;
   const read = fn.returnsSet && fn.returns === 'row' ? readOf(fn, request, readQuery, ctx) : noRead(readQuery);
-  const answer: CallAnswer = Object.freeze({ schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD', ...(prefer.maxAffected === null ? {} : { maxAffected: prefer.maxAffected }) });
+  const answer: CallAnswer = Object.freeze({ schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD', counted: prefer.count, ...(prefer.maxAffected === null ? {} : { maxAffected: prefer.maxAffected }) });
   return Object.freeze({ kind: 'rpc', fn, notation: call.notation, args: Object.freeze(call.args), values: call.values, resultFormat: 'text', answer });
 }
 

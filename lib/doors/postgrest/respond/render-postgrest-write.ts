@@ -59,7 +59,9 @@ function locationOf(command: InsertCommand | UpdateCommand | DeleteCommand, body
 export function renderCallAnswer(command: RpcCommand, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
   const shape = plan.shape;
   if (shape.kind !== 'call') throw new Error(`the plan's result shape is ${shape.kind}, expected call`);
-  const headers: Record<string, string> = { ...profile };
+  // A single value is one row: PostgREST answers `0-0/1` with a count, `0-0/*` without, void included.
+  // A set of scalars is one JSON array here, whose elements are not counted: no Content-Range.
+  const headers: Record<string, string> = command.fn.returnsSet ? { ...profile } : { 'Content-Range': `0-0/${command.answer?.counted ? '1' : '*'}`, ...profile };
   const applied = command.answer?.applied ?? [];
   if (applied.length) headers['Preference-Applied'] = applied.join(', ');
   if (command.fn.returns === 'void') return { status: 204, headers, body: null };
