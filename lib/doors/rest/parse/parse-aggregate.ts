@@ -11,6 +11,7 @@ import { countFilters, parseFilterParameter, parseSearch, reservedParameters } f
 import { checkLimit } from '../../shared/request-limits';
 import { clip, resolveColumnParameter } from '../../shared/resolve-names';
 import { aggregateInputProblem } from '../../shared/aggregate-input';
+import { none, unpaged } from './unpaged';
 
 export const aggregateFns: readonly AggregateFn[] = ['count', 'sum', 'avg', 'min', 'max'];
 /** The aggregate route's own parameters (the description documents them too: rest-door.ts). */
@@ -18,8 +19,6 @@ export const aggregateParameters = ['fn', 'column', 'search', 'search_columns'] 
 const own = aggregateParameters;
 type Own = (typeof own)[number];
 const notFilters: ReadonlySet<string> = new Set([...own, ...reservedParameters]);
-
-const none: readonly never[] = Object.freeze([]);
 
 export function parseAggregate(table: Table, query: readonly (readonly [string, string])[]): AggregateList {
   const given = new Map<Own, string>();
@@ -62,17 +61,9 @@ export function parseAggregate(table: Table, query: readonly (readonly [string, 
     explicitSelect: false,
     filters: Object.freeze(filters),
     search: parseSearch(table, given.get('search'), given.get('search_columns')),
-    sort: none,
-    order: none,
     limit: 0,
-    explicitLimit: false,
-    offset: 0,
-    explicitOffset: false,
-    cursor: null,
-    distinct: null,
-    countExact: false,
+    ...unpaged,
     expand: none,
-    parent: null,
     aggregate: Object.freeze({ fn, column }),
   });
 }

@@ -6,10 +6,9 @@ import { parseExpand } from './parse-expand';
 import { parseKey } from './parse-key';
 import { parseSelect } from './parse-list';
 import { clip } from '../../shared/resolve-names';
+import { none, unpaged } from './unpaged';
 
 const parameters = ['select', 'expand'] as const;
-
-const none: readonly never[] = Object.freeze([]);
 
 /** `GET /{table}/:id?select=&expand=` -> a list that addresses one row by its key (GetCommand). */
 export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: string): GetCommand {
@@ -31,17 +30,9 @@ export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: s
     explicitSelect: selectText !== undefined,
     filters: none,
     search: null,
-    sort: none,
-    order: none,
     limit: 1,
-    explicitLimit: false,
-    offset: 0,
-    explicitOffset: false,
-    cursor: null,
-    distinct: null,
-    countExact: false,
+    ...unpaged,
     key: parseKey(table, request.rawSegments[1] ?? '', tenantColumn),
     expand: parseExpand(table, given.get('expand'), select),
-    parent: null,
   });
 }
