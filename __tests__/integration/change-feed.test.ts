@@ -17,7 +17,8 @@ import { Client } from 'pg';
 import { createGateway, type Gateway, type GatewayOptions } from '../../lib';
 import { createClient, type ChangeEvent } from '../../lib/client';
 import { changeFeedScript } from '../../lib/cli/change-feed-sql';
-import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
+import { embeddedBinDir, type PrivatePostgres } from '../support/private-postgres';
+import { startFeedPostgres } from '../support/feed-postgres';
 import { isStream, openEventStream, type OpenStream, type SseEvent } from '../support/event-stream-client';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
 import { describeIfPresent, isProgram, SETUP_SYSTEM } from '../support/skips';
@@ -34,8 +35,6 @@ const tokenA2 = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member
 const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });
 
 const SETUP_SQL = `
-CREATE ROLE tablegate_app LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD 'app';
-CREATE ROLE tablegate_feed LOGIN REPLICATION NOSUPERUSER NOBYPASSRLS PASSWORD 'feed';
 CREATE SCHEMA feed;
 GRANT USAGE ON SCHEMA feed TO tablegate_app;
 CREATE TABLE feed.orders (
@@ -163,14 +162,7 @@ run('change feed: GET /{table}/_changes (private PostgreSQL, wal_level = logical
   const brief = (c: Record<string, unknown>) => `${String(c['event'])} ${String(((c['row'] ?? c['key']) as { id: number }).id)}`;
 
   beforeAll(async () => {
-    server = await startPrivatePostgres({
-      binDir: binDir!,
-      hba: ['host all tablegate_app 127.0.0.1/32 scram-sha-256', 'host all tablegate_feed 127.0.0.1/32 scram-sha-256'],
-      settings: { wal_level: 'logical', max_replication_slots: '10', max_wal_senders: '10' },
-      setupSql: SETUP_SQL,
-    });
-    appUrl = `postgres://tablegate_app:app@127.0.0.1:${server.port}/postgres?sslmode=disable`;
-    feedUrl = `postgres://tablegate_feed:feed@127.0.0.1:${server.port}/postgres?sslmode=disable`;
+    ({ server, appUrl, feedUrl } = await startFeedPostgres(binDir!, SETUP_SQL));
     app = await startApp({ slotName: 'tg_main', heartbeatS: 1 });
   }, 120_000);
 

