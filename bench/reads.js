@@ -11,6 +11,10 @@
 //   - `ceiling`: the HTTP floor, Express + the same token check as hand-written + the bytes
 //     tablegate answered for the same URL, from memory. What a gateway spends above it is its own
 //     code (plus the database client).
+//   - `ceiling-db` (opt-in, BENCH_SERVERS): the ceiling plus one round trip to PostgreSQL per
+//     request (a pooled client, one prepared `SELECT $1::text`), then the same bytes from memory:
+//     the floor of any server that asks the database once per request. What a gateway spends
+//     above it is its own code, not the socket writes and reads a database answer needs.
 // Load: wrk (BENCH_WRK, default `wrk` on the PATH), 32 connections, one thread, the URLs in
 // rotation (a Lua script). Per server and scenario: req/s, latency, server CPU per request
 // (process.cpuUsage of the server process / requests), PostgreSQL backends' CPU per request.
@@ -88,12 +92,36 @@ async function startCeiling(app, { jwtSecret, answers }) {
   return async () => undefined;
 }
 
+/**
+ * The ceiling plus one database round trip: what a server that asks PostgreSQL anything once per
+ * request cannot avoid (pool check-out, one batch written, one answer read and parsed).
+ */
+async function startCeilingDb(app, { appUrl, jwtSecret, answers }) {
+  const pg = require('pg');
+  const pool = new pg.Pool({ connectionString: appUrl, max: 10, application_name: 'ceiling-db' });
+  const authenticate = createAuthenticate(jwtSecret);
+  const byUrl = new Map(answers.map((a) => [a.url, { type: a.type, body: Buffer.from(a.body, 'utf8') }]));
+  const statement = { name: 'ceiling_db', text: 'SELECT $1::text AS t', values: [''] };
+  app.use(async (req, res) => {
+    const claims = authenticate(req);
+    const a = byUrl.get(req.originalUrl);
+    if (a === undefined) return void res.status(404).end();
+    await pool.query({ ...statement, values: [String(claims.tenant_id)] });
+    res.setHeader('Content-Type', a.type);
+    res.setHeader('Content-Length', a.body.length);
+    res.end(a.body);
+  });
+  app.use(errorHandler);
+  return () => pool.end();
+}
+
 const starters = {
   'hand-written': startHandWritten,
   tablegate: startTablegate,
   ref: (app, config) => startTablegate(app, { ...config, dist: REF_DIST }),
   postgrest: (app, config) => startTablegate(app, config, { dialect: 'postgrest' }),
   ceiling: startCeiling,
+  'ceiling-db': startCeilingDb,
   // TABLEGATE_DIST_B: a second current build (before/after a change, in the same run).
   'tablegate-b': (app, config) => startTablegate(app, { ...config, dist: DIST_B }),
   // The PostgREST dialect of TABLEGATE_DIST_B (on PostgREST's URLs), beside `postgrest`.
@@ -217,12 +245,13 @@ async function main() {
     ].filter((s) => only.includes(s.name));
 
     const dbServers = [];
-    for (const kind of kindsWanted.filter((k) => k !== 'ceiling')) dbServers.push(await spawnServer(__filename, kind, config));
+    const ceilings = ['ceiling', 'ceiling-db'];
+    for (const kind of kindsWanted.filter((k) => !ceilings.includes(k))) dbServers.push(await spawnServer(__filename, kind, config));
     servers.push(...dbServers);
     const answers = [];
     for (const scenario of scenarios) answers.push(...(await check(scenario, dbServers, token)));
     console.log(`check: ${dbServers.map((s) => s.kind).join(', ')} return 200 and the same rows of the token's tenant for every URL`);
-    if (kindsWanted.includes('ceiling')) servers.push(await spawnServer(__filename, 'ceiling', { jwtSecret, answers }));
+    for (const kind of ceilings) if (kindsWanted.includes(kind)) servers.push(await spawnServer(__filename, kind, { appUrl: fixture.appUrl, jwtSecret, answers }));
 
     const runs = [];
     for (let round = 0; round < rounds; round++) {
@@ -291,14 +320,14 @@ async function main() {
     console.log(`node ${process.version}, PostgreSQL ${fixture.serverVersion}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}); load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`wrk, ${CONNECTIONS} connections, ${warmup} s warm-up + ${duration} s measured, ${rounds} round(s)${rounds > 1 ? ' (medians; ratios are medians of per-round ratios)' : ''}; ref = ${path.relative(process.cwd(), REF_DIST)}`);
     console.log('');
-    console.log('| scenario | server | req/s | x hand-written | p50 ms | p99 ms | server CPU us/req | over ceiling us/req | postgres CPU us/req |');
-    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    console.log('| scenario | server | req/s | x hand-written | p50 ms | p99 ms | server CPU us/req | over ceiling us/req | over ceiling-db us/req | postgres CPU us/req |');
+    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const row of table) {
       for (const kind of kinds) {
         const r = row[kind];
         const ratio = row.ratios[kind] === undefined ? '' : `${row.ratios[kind].toFixed(2)}x`;
-        const over = row.ceiling && kind !== 'ceiling' && kind !== 'hand-written' ? (r.serverCpuUsPerReq - row.ceiling.serverCpuUsPerReq).toFixed(0) : '';
-        console.log(`| ${row.scenario} | ${kind} | ${r.reqPerSec.toFixed(0)} | ${ratio} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.serverCpuUsPerReq.toFixed(0)} | ${over} | ${r.postgresCpuUsPerReq === null ? 'n/a' : r.postgresCpuUsPerReq.toFixed(0)} |`);
+        const overOf = (floor) => (row[floor] && !ceilings.includes(kind) && kind !== 'hand-written' ? (r.serverCpuUsPerReq - row[floor].serverCpuUsPerReq).toFixed(0) : '');
+        console.log(`| ${row.scenario} | ${kind} | ${r.reqPerSec.toFixed(0)} | ${ratio} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.serverCpuUsPerReq.toFixed(0)} | ${overOf('ceiling')} | ${overOf('ceiling-db')} | ${r.postgresCpuUsPerReq === null ? 'n/a' : r.postgresCpuUsPerReq.toFixed(0)} |`);
       }
     }
     console.log('');
