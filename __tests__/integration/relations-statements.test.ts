@@ -6,7 +6,8 @@
  * written to PostgreSQL: every statement PostgreSQL runs needs one Execute message (Simple Query
  * messages are counted too, in case a code path ever used them). One request must be exactly the
  * context statement, the plan statement and the fixed session reset after it (RESET ALL,
- * RESET ROLE, DISCARD TEMP, the advisory-lock release), whether the page holds 1 row or 100.
+ * RESET ROLE, the advisory-lock release; no DISCARD TEMP after a read), whether the page holds 1
+ * row or 100.
  */
 import express from 'express';
 import pg from 'pg';
@@ -21,8 +22,8 @@ let gateway: Gateway;
 let app: express.Express;
 const token = signToken({ tenant_id: TENANT_A, user_id: 'alice', role: 'member' });
 const sent = { execute: 0, simpleQuery: 0 };
-/** Statements of one read: context, plan, then RESET ALL, RESET ROLE, DISCARD TEMP, unlock. */
-const perRequest = 6;
+/** Statements of one read: context, plan, then RESET ALL, RESET ROLE, unlock. */
+const perRequest = 5;
 
 /** The part of pg's internal Connection this test wraps. */
 interface CountedConnection {

@@ -147,6 +147,13 @@ describe.each([
     await expectCleanForB();
   });
 
+  it('refuses a temporary table in a read (READ ONLY), so no DISCARD TEMP is needed after one', async () => {
+    const read = await rpc('temp_in_read', tokenA);
+    expect([read.status, read.body.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await connection()).toEqual(cleanConnection);
+    await expectCleanForB();
+  });
+
   it('leaves nothing when the function changes the session and then fails (the transaction is rolled back)', async () => {
     const failed = await rpc('poison_then_fail', tokenA, { p_label: 'F' });
     expect(failed.status).toBe(400);

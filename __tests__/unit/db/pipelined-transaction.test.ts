@@ -44,12 +44,11 @@ describe('PipelinedTransaction', () => {
       expect.stringMatching(/^bind:tablegate_q\d+$/),
       'describe',
       'execute',
-      // After the plan: back to the role's defaults, and no session advisory lock.
+      // After the plan: back to the role's defaults, and no session advisory lock. No DISCARD
+      // TEMP after a read: a READ ONLY transaction cannot create a temporary table.
       'bind:tablegate_reset_all_v1',
       'execute',
       'bind:tablegate_reset_role_v1',
-      'execute',
-      'bind:tablegate_discard_temp_v1',
       'execute',
       'bind:tablegate_unlock_v1',
       'execute',
@@ -151,8 +150,8 @@ describe('PipelinedTransaction', () => {
     const unprepared = tx({ ...settings, prepared: false });
     unprepared.submit(connection);
     expect(unprepared.name).toBe('');
-    // Context, plan, RESET ALL, RESET ROLE, DISCARD TEMP, unlock: each parsed as the unnamed statement.
-    expect(messages.filter((m) => m.startsWith('parse') || m.startsWith('bind'))).toEqual(Array(6).fill(['parse', 'bind']).flat());
+    // Context, plan, RESET ALL, RESET ROLE, unlock: each parsed as the unnamed statement.
+    expect(messages.filter((m) => m.startsWith('parse') || m.startsWith('bind'))).toEqual(Array(5).fill(['parse', 'bind']).flat());
   });
 
   it('sets READ ONLY only for read plans', () => {
@@ -167,8 +166,7 @@ describe('PipelinedTransaction', () => {
     t.handleCommandComplete();
     t.handleDataRow({ fields: ['{"a":1}'] });
     t.handleCommandComplete();
-    // RESET ALL, RESET ROLE, DISCARD TEMP, then a statement with a row of its own.
-    t.handleCommandComplete();
+    // RESET ALL, RESET ROLE, then a statement with a row of its own.
     t.handleCommandComplete();
     t.handleCommandComplete();
     t.handleDataRow({ fields: [''] });
