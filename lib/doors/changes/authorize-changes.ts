@@ -22,6 +22,7 @@ import type { BaseContext, Stages } from '../../pipeline/stage-types';
 import { GatewayError } from '../../errors/gateway-error';
 import { splitJsonArray } from '../shared/split-json-array';
 import { splitJsonObject } from '../shared/split-json-object';
+import { quotedList } from '../shared/split-list';
 import type { RowChange } from './change-source';
 
 /** What every subscriber of a group shares: it decides what they may see. */
@@ -96,7 +97,7 @@ export async function authorizeChanges(parts: CheckParts, group: GroupShape, cha
 
 /** The list statement over `keys`, as the group's identity; adds each visible row to `visible` by key. */
 async function readRows(parts: CheckParts, group: GroupShape, keys: readonly string[], visible: Map<string, string>, requestId: string): Promise<void> {
-  const list = keys.map((k) => `"${k.replace(/"/g, '""')}"`).join(',');
+  const list = quotedList(keys);
   const request: GatewayRequest = Object.freeze({
     id: requestId,
     method: 'GET',

@@ -13,6 +13,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import type { GatewayRequest } from '../../pipeline/gateway-request';
 import type { SchemaCache } from '../../schema/schema-types';
 import type { ToolName } from './tool-names';
+import { quotedList } from '../shared/split-list';
 
 export type ToolArgs = Readonly<Record<string, unknown>>;
 
@@ -76,11 +77,6 @@ function addFilters(query: [string, string][], given: unknown): void {
       query.push([`${column}.${op}`, String(value)]);
     }
   }
-}
-
-/** A list the REST grammar splits on commas: every item quoted, a quote doubled (docs/querying.md). */
-function quotedList(items: readonly string[]): string {
-  return items.map((s) => `"${s.replace(/"/g, '""')}"`).join(',');
 }
 
 /**

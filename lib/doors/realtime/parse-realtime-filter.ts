@@ -7,6 +7,7 @@
  * on an operator it does not know (like, is, match, not. ... are refused, not ignored).
  */
 import { GatewayError } from '../../errors/gateway-error';
+import { quotedList } from '../shared/split-list';
 
 const operators: ReadonlyMap<string, string> = new Map([
   ['eq', 'eq'],
@@ -32,7 +33,7 @@ export function parseRealtimeFilter(filter: string): [string, string][] {
     if (native === 'in') {
       if (!raw.startsWith('(') || !raw.endsWith(')')) throw refused(`The \`in\` filter on \`${column}\` needs a parenthesised list: \`${column}=in.(a,b)\`.`);
       const items = splitTop(raw.slice(1, -1)).map(unquote);
-      query.push([column, `in.(${items.map((v) => `"${v.replace(/"/g, '""')}"`).join(',')})`]);
+      query.push([column, `in.(${quotedList(items)})`]);
     } else {
       query.push([column, `${native}.${unquote(raw)}`]);
     }

@@ -29,3 +29,8 @@ export function splitList(text: string, parameter: string): string[] {
   items.push(item);
   return items;
 }
+
+/** The inverse of `splitList`: every item quoted, a quote doubled, so any text survives a split. */
+export function quotedList(items: readonly string[]): string {
+  return items.map((s) => `"${s.replace(/"/g, '""')}"`).join(',');
+}
