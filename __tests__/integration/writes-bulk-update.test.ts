@@ -134,6 +134,18 @@ describe('bulk PATCH runs as one UPDATE statement', () => {
   });
 });
 
+describe('bulk PATCH and max_response_bytes', () => {
+  it('answers RESPONSE_TOO_LARGE when the rows it returns are over the bound together, and writes nothing', async () => {
+    const small = await apps.appWith({ maxResponseBytes: 1024 });
+    const mine = await ordersOf(TENANT_A, 10);
+    const res = await patch(small, mine.map((o) => ({ id: o.id, notes: `too-large-${'x'.repeat(150)}` })), tokenA, '?returning=id,notes');
+    expect(res.body.code).toBe('RESPONSE_TOO_LARGE');
+    expect(await rows("SELECT count(*)::int AS n FROM orders WHERE notes LIKE 'too-large-%'")).toEqual([{ n: 0 }]);
+    const fits = await patch(small, mine.slice(0, 2).map((o) => ({ id: o.id, notes: 'fits' })), tokenA, '?returning=id,notes');
+    expect(fits.status).toBe(200);
+  });
+});
+
 describe('bulk PATCH under a policy with row conditions (legacy filter)', () => {
   const POLICY = `
 policies:

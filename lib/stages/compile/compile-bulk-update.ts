@@ -11,6 +11,8 @@
  *   _u(dup) AS (SELECT count(DISTINCT <key>) < count(*) FROM _b)
  *   SELECT _w.d, '1', (_w.o - 1)::text, _u.dup::text FROM _w CROSS JOIN _u ORDER BY _w.o
  *
+ * (`_w.d` size-checked over all the rows, as a single write's representation is: sizeChecked below.)
+ *
  * `_b` is named twice, so PostgreSQL computes it once (a CTE referenced more than once is
  * materialized). Values are converted by PostgreSQL from the caller's exact text with the table's own column
  * types (jsonb_populate_record), as the single update does; a column a row does not name keeps
@@ -25,11 +27,12 @@
  */
 import type { Column } from '../../schema/schema-types';
 import type { KeyedChange, UpdateCommand } from '../../command/command';
-import { catalogType, ident, join, sql, type Sql } from '../../sql/sql';
+import { catalogType, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
+import { responseSizeMarker } from '../../errors/response-too-large';
 import { compileCondition } from './compile-condition';
 import { compare } from './comparison-operator';
 
-export function compileBulkUpdate(command: UpdateCommand, rows: readonly KeyedChange[]): Sql {
+export function compileBulkUpdate(command: UpdateCommand, rows: readonly KeyedChange[], maxBytes?: number): Sql {
   const { table } = command;
   const target = ident(table.schema, table.name);
   const set = join(command.columns.map((c) => sql`${ident(c.name)} = ${setValue(c, rows)}`));
@@ -40,7 +43,16 @@ export function compileBulkUpdate(command: UpdateCommand, rows: readonly KeyedCh
   );
   const returned = sql`(SELECT to_json(_p.*) FROM (SELECT ${join(command.returning.map((c) => sql`_t.${ident(c.name)}`))}) AS _p)::text`;
   const distinctKey = keyColumns.length === 1 ? keyValue(keyColumns[0]!, target) : sql`(${join(keyColumns.map((c) => keyValue(c, target)))})`;
-  return sql`WITH _b AS (SELECT _x.e, _x.i FROM jsonb_array_elements(${bodyOf(rows)}::jsonb) WITH ORDINALITY AS _x(e, i)), _w(o, d) AS (UPDATE ${target} AS _t SET ${set} FROM _b CROSS JOIN LATERAL jsonb_populate_record(NULL::${target}, _b.e -> 'v') AS _r WHERE ${where} RETURNING _b.i, ${returned}), _u(dup) AS (SELECT count(DISTINCT ${distinctKey}) < count(*) FROM _b) SELECT _w.d, '1', (_w.o - 1)::text, _u.dup::text FROM _w CROSS JOIN _u ORDER BY _w.o`;
+  return sql`WITH _b AS (SELECT _x.e, _x.i FROM jsonb_array_elements(${bodyOf(rows)}::jsonb) WITH ORDINALITY AS _x(e, i)), _w(o, d) AS (UPDATE ${target} AS _t SET ${set} FROM _b CROSS JOIN LATERAL jsonb_populate_record(NULL::${target}, _b.e -> 'v') AS _r WHERE ${where} RETURNING _b.i, ${returned}), _u(dup) AS (SELECT count(DISTINCT ${distinctKey}) < count(*) FROM _b) SELECT ${maxBytes === undefined ? sql`_w.d` : sizeChecked(maxBytes)}, '1', (_w.o - 1)::text, _u.dup::text FROM _w CROSS JOIN _u ORDER BY _w.o`;
+}
+
+/**
+ * The rows' JSON, or the statement's failure when all of them together are over `max_response_bytes`
+ * (size-checked.ts): the written rows are rolled back and never reach the gateway.
+ */
+function sizeChecked(maxBytes: number): Sql {
+  const total = sql`sum(octet_length(_w.d)) OVER ()`;
+  return sql`CASE WHEN ${total} > ${integerLiteral(maxBytes)} THEN pg_catalog.int4in((${responseSizeMarker}::text || ':' || ${total})::cstring)::text ELSE _w.d END`;
 }
 
 /** The new value: the row's own, or (when some row does not name the column) the old one for the rows that do not. */

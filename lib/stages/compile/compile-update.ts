@@ -17,7 +17,7 @@ import { selectWritten } from './select-written';
 
 export function compileUpdate(command: UpdateCommand, maxBytes?: number): Sql {
   // A bulk update: every row in one statement (compile-bulk-update.ts).
-  if (command.rows) return compileBulkUpdate(command, command.rows);
+  if (command.rows) return compileBulkUpdate(command, command.rows, maxBytes);
   const { table } = command;
   const target = ident(table.schema, table.name);
   const set = join(command.columns.map((c) => sql`${ident(c.name)} = _r.${ident(c.name)}`));
