@@ -10,8 +10,15 @@
  * 2. One transaction (Database.transaction): each operation, with its references resolved, through
  *    parse, policy, allow-list, compile and execute again (its values are real now), and the
  *    door's rendering. The first failure rolls everything back and is the answer, naming the operation.
+ *
+ * A bulk update (`oneStatement`): step 2 is ONE statement instead (combine-updates.ts,
+ * compile-bulk-update.ts), its result row for each operation rendered as that operation's own
+ * answer. When that statement fails, or two rows turn out to address the same key, it is rolled
+ * back and step 2 runs as above, which answers exactly as before (naming the failing row, or
+ * applying the duplicates in order).
  */
-import { operationOf, type Command } from './command/command';
+import { combineUpdates } from './command/combine-updates';
+import { operationOf, type Command, type UpdateCommand } from './command/command';
 import { toGatewayError } from './db/to-gateway-error';
 import { GatewayError, isGatewayError } from './errors/gateway-error';
 import { locatedError } from './errors/located-error';
@@ -53,6 +60,16 @@ export async function runExpansion(ctx: GatewayContext & { readonly identity: Id
   }
   const db = ctx.db;
   if (!db.transaction) throw new Error('the Database cannot run several statements in one transaction');
+  const combined = expansion.oneStatement ? combineUpdates(commands) : undefined;
+  if (combined) {
+    const answer = await runCombined(ctx, expansion, parts, commands, combined).catch((err: unknown) => {
+      if (err === runOneByOne) return undefined;
+      // From COMMIT (a deferred constraint): the rows one by one answer it as before.
+      if (!isGatewayError(err)) return undefined;
+      throw err;
+    });
+    if (answer) return answer;
+  }
   const readOnly = commands.every((c) => readKinds.has(c.kind));
   let at = 0;
   try {
@@ -93,6 +110,64 @@ export async function runExpansion(ctx: GatewayContext & { readonly identity: Id
     const mapped = toGatewayError(err, { kind: failed ? operationOf(failed) : 'insert' });
     throw mapped ?? err;
   }
+}
+
+/** Thrown inside the combined statement's transaction to roll it back and run the operations one by one. */
+const runOneByOne = Symbol('run the operations one by one');
+
+/**
+ * The operations' commands, combined into one bulk update, in one statement: each operation is
+ * answered by the door's rendering of its own command over its row of the result (none: not
+ * found, which fails the whole or is skipped). Throws runOneByOne (rolled back) when the one
+ * statement fails or two rows share a key, for the operations to run one by one instead.
+ */
+async function runCombined(
+  ctx: GatewayContext & { readonly identity: Identity },
+  expansion: Expansion,
+  parts: ExpansionParts,
+  commands: readonly Command[],
+  combined: UpdateCommand,
+): Promise<OperationAnswer> {
+  const { identity, config, schema } = ctx;
+  return ctx.db.transaction!(identity, { readOnly: false, statements: 1 }, async (inTransaction: Database) => {
+    const base = { request: expansion.operations[0]!.checked, config, schema, db: inTransaction, identity, command: combined };
+    const plan = await parts.stages.compile(base);
+    const shape = plan.shape;
+    if (shape.kind !== 'written' || shape.row === undefined || shape.duplicateKeys === undefined) throw runOneByOne;
+    let result: Result;
+    try {
+      result = await parts.stages.execute({ ...base, plan });
+    } catch (err) {
+      // A refusal of the data (a bad value, a check, RLS WITH CHECK): the rows one by one name the
+      // row. A timeout or a lost database is not retried.
+      if (isGatewayError(err) && err.status < 500) throw runOneByOne;
+      throw err;
+    }
+    const byRow = new Map<number, readonly (string | null)[]>();
+    for (const row of result.rows) {
+      if (row[shape.duplicateKeys] === 'true') throw runOneByOne;
+      byRow.set(Number(row[shape.row]), row);
+    }
+    const single = { shape: { kind: 'written', data: 0, count: 1 } } as const;
+    const answers: (OperationAnswer | undefined)[] = [];
+    let bytes = 0;
+    for (const [i, command] of commands.entries()) {
+      const row = byRow.get(i);
+      try {
+        const answer = parts.render(command, single, { rows: row ? [[row[shape.data] ?? null, row[shape.count] ?? null]] : [] });
+        bytes += answer.body === null ? 0 : Buffer.byteLength(answer.body);
+        if (bytes > config.maxResponseBytes) throw responseTooLarge(config.maxResponseBytes, bytes);
+        answers.push(answer);
+      } catch (err) {
+        if (expansion.skipsNotFound && isGatewayError(err) && err.code === 'NOT_FOUND') {
+          answers.push(undefined);
+          continue;
+        }
+        throw located(err, expansion.operations[i]!.where, describeWhere(expansion.operations[i]!.where));
+      }
+    }
+    return expansion.answer(answers);
+  });
 }
 
 function located(err: unknown, where: Readonly<Record<string, unknown>>, label: string): unknown {

@@ -250,3 +250,23 @@ describe('batch and updateMany (docs/writing.md)', () => {
     expect(await adminRows('SELECT note FROM client_test.orders WHERE id = $1', [theirs[0]!.id])).toEqual([{ note: theirs[0]!.note }]);
   });
 });
+
+describe('sort by a related column and nested inserts (issue 29)', () => {
+  it("sort('customer.name') orders the rows by their customer's name, in one request", async () => {
+    const page = ok(await a.from('orders').select(['id', 'customer_id']).sort('customer.name', 'desc').sort('id').limit(100));
+    expect(page.data.length).toBeGreaterThan(1);
+    const names = await adminRows('SELECT o.id, c.name FROM client_test.orders o LEFT JOIN client_test.customers c ON c.id = o.customer_id WHERE o.tenant_id = $1 ORDER BY c.name DESC NULLS FIRST, o.id', [TENANT_A]);
+    expect(page.data.map((r) => r.id)).toEqual(names.map((r) => r.id));
+    expect(a.from('orders').sort('customer.name', 'desc').toPath()).toBe('/orders?sort=-customer.name');
+  });
+
+  it('insert with related rows under a relation name is a nested insert: the order and its lines, the tree answered', async () => {
+    const res = await a.from('orders').insert({ customer_id: 1, total: 4, note: 'client-nested', order_lines: [{ line_no: 1, product: 'n1', qty: 2 }, { line_no: 2, product: 'n2', qty: 1 }] } as never);
+    expect(res.error).toBeNull();
+    expect(res.data).toMatchObject({ total: 4, note: 'client-nested', order_lines: [{ line_no: 1, product: 'n1' }, { line_no: 2, product: 'n2' }] });
+    const [order] = await adminRows('SELECT id FROM client_test.orders WHERE note = $1', ['client-nested']);
+    expect(await adminRows('SELECT product FROM client_test.order_lines WHERE order_id = $1 ORDER BY line_no', [order!.id])).toEqual([{ product: 'n1' }, { product: 'n2' }]);
+    await adminRows('DELETE FROM client_test.order_lines WHERE order_id = $1', [order!.id]);
+    await adminRows('DELETE FROM client_test.orders WHERE id = $1', [order!.id]);
+  });
+});

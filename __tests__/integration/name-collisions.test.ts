@@ -294,6 +294,21 @@ describe('writes with returning', () => {
     expect((await send('patch', '/api/_w/4', { _p: 'x' })).status).toBe(404);
   });
 
+  it('updates several rows in one bulk PATCH (one statement), each setting its own columns; another tenant\'s row is 404', async () => {
+    const res = await send('patch', '/api/_w?returning=_x,_p,_r,count', [{ _x: 100, _p: 'bulk p', count: 7 }, { _x: 102, _r: 'bulk _r' }]);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([
+      { _x: 100, _p: 'bulk p', _r: (await adminRow(100))!._r, count: 7 },
+      { _x: 102, _p: (await adminRow(102))!._p, _r: 'bulk _r', count: (await adminRow(102))!.count },
+    ]);
+    expect(await adminRow(100)).toMatchObject({ _p: 'bulk p', count: 7 });
+    expect(await adminRow(102)).toMatchObject({ _r: 'bulk _r' });
+    const theirs = await send('patch', '/api/_w', [{ _x: 100, _p: 'no' }, { _x: 4, _p: 'x' }]);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.details.row).toBe(1);
+    expect(await adminRow(100)).toMatchObject({ _p: 'bulk p' });
+  });
+
   it('deletes with and without returning', async () => {
     const before = (await adminRow(101))!;
     const res = await send('delete', '/api/_w/101?returning=_x,_p,_r,r');

@@ -222,6 +222,27 @@ describe('the response schemas match what the gateway really sends', () => {
     check(schemaOf('/orders/{id}', 'patch', '200'), patched.body);
   });
 
+  it('describes a nested insert (the order, its new customer first, its lines after it) and the gateway takes what it describes', async () => {
+    const nested = doc.components.schemas['orders.insert.nested'];
+    expect(Object.keys(nested.properties)).toEqual(expect.arrayContaining(['customer_id', 'total', 'customers', 'order_lines']));
+    expect(nested.required ?? []).not.toContain('customer_id');
+    expect(Object.keys(nested.properties.order_lines.items.properties)).not.toContain('order_id');
+    const schema = inline(doc.paths['/orders']!.post.requestBody.content['application/json'].schema);
+    const body = { customers: { name: 'Nested Co' }, total: 3, order_lines: [{ qty: 2, price: 1.5 }, { qty: 1 }] };
+    check(schema, body);
+    expect(ajv.compile(schema)({ ...body, order_lines: [{ order_id: 1, qty: 1 }] })).toBe(false);
+    const created = await request(app).post('/api/orders').set('Authorization', `Bearer ${tokenA}`).send(body);
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ total: 3, customers: { name: 'Nested Co' }, order_lines: [{ qty: 2 }, { qty: 1 }] });
+    check(schemaOf('/orders', 'post', '201'), created.body);
+  });
+
+  it('describes sort by a related column and the bulk update as one statement', () => {
+    const sort = doc.components as unknown as { parameters: Record<string, { description: string }> };
+    expect(sort.parameters.sort!.description).toContain('user.name');
+    expect(doc.paths['/orders']!.patch.summary).toContain('in one statement');
+  });
+
   it.each([
     ['/rpc/place_note', { order_id: 7 }],
     ['/rpc/orders_in', { wanted: 'paid' }],
@@ -282,6 +303,8 @@ describe('TypeScript: gen types and openapi-typescript, compiled by tsc --strict
     const generated = fs.readFileSync(typesFile, 'utf8');
     expect(generated).toContain("Relationships: {\n        customers: { table: \"customers\"; cardinality: 'one' };");
     expect(generated).toContain('      Insert: never;\n      Update: never;');
+    // What a nested insert may fill (docs/writing.md, "Nested inserts"), read by the typed client's insert.
+    expect(generated).toContain("      Nested: {\n        customers: { side: 'parent'; fills: \"customer_id\" };\n        order_lines: { side: 'child'; fills: \"order_id\" };\n      };");
     fs.writeFileSync(
       path.join(tmp, 'use.ts'),
       `import type { Database, Json } from './database';

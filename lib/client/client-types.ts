@@ -16,9 +16,11 @@ import type {
   FunctionName,
   InsertOf,
   KeyValue,
+  NestedInsertOf,
   ReturnsOf,
   RowOf,
   RpcArgs,
+  SortName,
   TableName,
   UpdateOf,
 } from './database-types';
@@ -100,8 +102,8 @@ export interface ListQuery<D, T extends TableName<D>, S extends string = Col<D, 
   /** Full-text `search` (web-style query), over every text column or the ones named. */
   search(query: string, columns?: readonly Col<D, T>[]): ListQuery<D, T, S, E>;
 
-  /** Adds a `sort` entry; entries apply in the order added. */
-  sort(column: Col<D, T>, direction?: 'asc' | 'desc'): ListQuery<D, T, S, E>;
+  /** Adds a `sort` entry; entries apply in the order added. A column of a to-one related row is `'user.name'`. */
+  sort(column: SortName<D, T>, direction?: 'asc' | 'desc'): ListQuery<D, T, S, E>;
   limit(rows: number): ListQuery<D, T, S, E>;
   offset(rows: number): ListQuery<D, T, S, E>;
   /** The `next_cursor` of the previous page (same `sort`); not with `offset`. */
@@ -148,9 +150,9 @@ export interface TableClient<D, T extends TableName<D>> extends ListQuery<D, T> 
     rows: BatchOf<InsertOf<D, T>>,
     options?: ReturningOptions<C>,
   ): Promise<ClientResult<BatchBody<Selected<D, T, C[number], never>>>>;
-  /** `POST /{table}` with one object. */
+  /** `POST /{table}` with one object; with related rows under relation names, a nested insert (one transaction, the tree answered). */
   insert<const C extends readonly Col<D, T>[] = readonly Col<D, T>[]>(
-    row: InsertOf<D, T>,
+    row: NestedInsertOf<D, T>,
     options?: ReturningOptions<C>,
   ): Promise<ClientResult<RowBody<Selected<D, T, C[number], never>>>>;
 

@@ -69,6 +69,45 @@ export type Expanded<D, T, E extends string> = {
   [K in E as K extends `nested:${infer N}` ? N : K]: K extends `nested:${infer N}` ? RelatedRow<D, T, N>[] : RelatedRow<D, T, K> | null;
 };
 
+/**
+ * What `sort` accepts (docs/querying.md, "Sort by a related column"): a column of the table, or
+ * `<to-one relation>.<column of its table>` (the gateway takes up to 4 relations; the types
+ * spell one). Without typed relations (AnyDatabase), any string.
+ */
+export type SortName<D, T> = string extends keyof RelationshipsOf<D, T> ? string : ColumnOf<RowOf<D, T>> | RelatedColumn<D, T>;
+
+type RelatedColumn<D, T> = { [K in RelationNames<D, T, 'one'>]: `${K}.${ColumnOf<RelatedRow<D, T, K>>}` }[RelationNames<D, T, 'one'>];
+
+type NestedOf<D, T> = TableDef<D, T> extends { Nested: infer N } ? N : {};
+type RelatedTable<D, T, K> = K extends keyof RelationshipsOf<D, T> ? (RelationshipsOf<D, T>[K] extends { table: infer X } ? X : never) : never;
+/** The relations whose related row is inserted first, filling this row's foreign key. */
+type Parents<D, T> = { [K in keyof NestedOf<D, T>]: NestedOf<D, T>[K] extends { side: 'parent' } ? K : never }[keyof NestedOf<D, T>];
+type FillsOf<D, T, K extends keyof NestedOf<D, T>> = NestedOf<D, T>[K] extends { fills: infer F } ? F & string : never;
+type Rels<D, T> = { [K in keyof NestedOf<D, T>]?: NestedValue<D, T, K> };
+/** The row with its parent `K` given: the columns `K` fills are left out (the gateway refuses them beside it). */
+type ViaParent<D, T, K extends keyof NestedOf<D, T>> = Omit<InsertOf<D, T>, FillsOf<D, T, K>> & { [F in FillsOf<D, T, K>]?: never } & { [P in K]-?: NestedValue<D, T, P> } & Omit<Rels<D, T>, K>;
+type Without<I, F> = [I] extends [never] ? never : Omit<I, F & keyof I>;
+type NestedValue<D, T, K extends keyof NestedOf<D, T>> = NestedOf<D, T>[K] extends { side: 'child'; fills: infer F }
+  ? K extends keyof RelationshipsOf<D, T>
+    ? RelationshipsOf<D, T>[K] extends { cardinality: 'many' }
+      ? readonly Without<InsertOf<D, RelatedTable<D, T, K>>, F>[]
+      : Without<InsertOf<D, RelatedTable<D, T, K>>, F>
+    : never
+  : InsertOf<D, RelatedTable<D, T, K>>;
+
+/**
+ * The body of `insert` with one object (docs/writing.md, "Nested inserts"): the row, and under a
+ * relation name the related row (a parent inserted first, filling this row's foreign key, which
+ * is then left out) or rows (children inserted after it, without the foreign key they get from
+ * it). One level is typed; the gateway takes the same shape at any depth. Read from the `Nested`
+ * key of the Database type; without it, the plain Insert.
+ */
+export type NestedInsertOf<D, T> = [InsertOf<D, T>] extends [never]
+  ? never
+  : {} extends NestedOf<D, T>
+    ? InsertOf<D, T>
+    : (InsertOf<D, T> & Omit<Rels<D, T>, Parents<D, T>>) | { [K in Parents<D, T>]: ViaParent<D, T, K> }[Parents<D, T>];
+
 export type FunctionName<D> = keyof FunctionsOf<D> & string;
 export type ArgsOf<D, F> = F extends keyof FunctionsOf<D> ? (FunctionsOf<D>[F] extends { Args: infer A } ? A : never) : never;
 export type ReturnsOf<D, F> = F extends keyof FunctionsOf<D> ? (FunctionsOf<D>[F] extends { Returns: infer R } ? R : never) : never;

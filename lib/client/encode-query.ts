@@ -14,9 +14,14 @@ export function nameList(names: readonly string[]): string {
   return names.map(quoteName).join(',');
 }
 
-/** `sort` entries: `col` ascending, `-col` descending (the gateway reads the rest as one name). */
+/**
+ * `sort` entries: `col` ascending, `-col` descending (the gateway reads the rest as one name). A
+ * related column, `user.name`, goes as is when each part is a plain name (the gateway reads the
+ * whole text either way: a column of that name first, else the relations).
+ */
 export function sortEntry(column: string, direction: 'asc' | 'desc'): string {
-  return direction === 'desc' ? `-${quoteName(column)}` : quoteName(column);
+  const name = column.split('.').every((part) => quoteName(part) === part) ? column : quoteName(column);
+  return direction === 'desc' ? `-${name}` : name;
 }
 
 /**

@@ -43,4 +43,6 @@ export type {
   ArgsOf,
   ReturnsOf,
   KeyValue,
+  SortName,
+  NestedInsertOf,
 } from './database-types';

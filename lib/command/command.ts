@@ -221,6 +221,21 @@ export interface UpdateCommand extends RowScoped {
   readonly row: BodyRow;
   readonly returning: readonly Column[];
   readonly explicitReturning: boolean;
+  /**
+   * Set on a bulk update (docs/writing.md, "Bulk updates"): several rows by key, each with its own
+   * columns and values, in ONE statement. Made only from single updates of the same table that
+   * each passed parse, policy and allow-list (lib/command/combine-updates.ts); `columns` is then
+   * every column any row sets, and `key`, `body` and `row` are unused. The statement answers one
+   * row per row it wrote, with that row's index here (the `written` shape's `row`).
+   */
+  readonly rows?: readonly KeyedChange[];
+}
+
+/** One row of a bulk update: its key, the columns it sets and its JSON object body as received. */
+export interface KeyedChange {
+  readonly key: readonly KeyValue[];
+  readonly columns: readonly Column[];
+  readonly body: string;
 }
 
 /** `DELETE /{table}/:id`; or the rows matching `where`. */

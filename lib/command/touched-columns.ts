@@ -30,7 +30,7 @@ export function touchedColumns(command: Command): TouchedColumns {
       if (command.answer) addReadNode(add, command.answer.node);
       break;
     case 'update':
-      add(command.table, [...command.columns, ...command.returning, ...command.key.map((k) => k.column)]);
+      add(command.table, [...command.columns, ...command.returning, ...command.key.map((k) => k.column), ...(command.rows?.[0]?.key.map((k) => k.column) ?? [])]);
       if (command.answer) addReadNode(add, { ...command.answer.node, where: command.where ?? [] });
       break;
     case 'delete':

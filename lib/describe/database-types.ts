@@ -13,7 +13,11 @@
  *                  optional, GENERATED ALWAYS columns absent; `never` when the relation takes no
  *                  insert (a view that cannot be written) or the caller may not create;
  *   Update         every settable column optional; `never` likewise;
- *   Relationships  the `expand` names: { table, cardinality } (`many`: `expand=nested:<name>`).
+ *   Relationships  the `expand` names: { table, cardinality } (`many`: `expand=nested:<name>`);
+ *   Nested         the relations a nested insert may fill (docs/writing.md, "Nested inserts"), to
+ *                  tables the caller may insert into: { side, fills }: `parent` inserts the related
+ *                  row first and fills this row's `fills` columns, `child` inserts the related
+ *                  rows after it and fills theirs. Absent when the table takes no insert.
  * `enums` are unions of their labels; `functions` take their `Args` (an object of named
  * arguments, or a tuple for a function with unnamed arguments) and `Returns` (what `data` holds).
  */
@@ -64,6 +68,11 @@ export function databaseTypes(options: DatabaseTypesOptions): string {
     out.push(
       `      Relationships: {${relations.map((r) => `\n        ${key(r.relation.name)}: { table: ${JSON.stringify(r.relation.target.name)}; cardinality: '${r.relation.cardinality}' };`).join('')}${relations.length > 0 ? '\n      ' : ''}};`,
     );
+    const nested = canInsert ? relations.filter((r) => !t.table.columnsByName.has(r.relation.name) && tables.some((d) => d.table === r.relation.target && d.access.operations.has('create') && d.writable.insert && d.insertColumns.length > 0)) : [];
+    if (nested.length > 0) {
+      const fills = (r: (typeof nested)[number]) => r.relation.foreignKey.columns.map((c) => JSON.stringify(c.name)).join(' | ');
+      out.push(`      Nested: {${nested.map((r) => `\n        ${key(r.relation.name)}: { side: '${r.relation.direction === 'forward' ? 'parent' : 'child'}'; fills: ${fills(r)} };`).join('')}\n      };`);
+    }
     out.push('    };');
   }
   out.push('  };');

@@ -62,17 +62,24 @@ export function openApiDocument(options: OpenApiOptions): Obj {
     const row = rows.get(t.table)!;
     let insertRef: JsonSchema | undefined;
     let updateRef: JsonSchema | undefined;
-    if (t.access.operations.has('create') && t.insertColumns.length > 0 && t.writable.insert) {
+    let nestedRef: JsonSchema | undefined;
+    if (insertable(t)) {
       const n = names.of(`insert:${t.table.oid}`, `${t.table.name}.insert`);
       schemas[n] = writeSchema(t.insertColumns, columnSchema, true);
       insertRef = { $ref: `#/components/schemas/${n}` };
+      const nested = options.grammar.batches === true ? nestedInsertSchema(t, tables, columnSchema) : undefined;
+      if (nested) {
+        const nn = names.of(`insert-nested:${t.table.oid}`, `${t.table.name}.insert.nested`);
+        schemas[nn] = nested;
+        nestedRef = { $ref: `#/components/schemas/${nn}` };
+      }
     }
     if (t.access.operations.has('update') && t.updateColumns.length > 0 && t.writable.update && t.table.primaryKey.length > 0) {
       const n = names.of(`update:${t.table.oid}`, `${t.table.name}.update`);
       schemas[n] = writeSchema(t.updateColumns, columnSchema, false);
       updateRef = { $ref: `#/components/schemas/${n}` };
     }
-    Object.assign(paths, tablePaths(t, row, insertRef, updateRef, options, tables, rows));
+    Object.assign(paths, tablePaths(t, row, insertRef, updateRef, options, tables, rows, nestedRef));
   }
 
   const fnPaths = functionPaths(schema, options, (oid, nullable, category) => jsonSchemaOfType(oid, schema.types, nullable, naming, category));
@@ -127,6 +134,44 @@ function rowSchema(t: DescribedTable, columnSchema: (c: Column) => JsonSchema): 
   };
 }
 
+function insertable(t: DescribedTable): boolean {
+  return t.access.operations.has('create') && t.insertColumns.length > 0 && t.writable.insert;
+}
+
+/**
+ * A nested insert's body (docs/writing.md, "Nested inserts"): the row's columns, and under each
+ * relation to a table the caller may insert into, its related row(s): a to-one parent as an
+ * object, children as an array (a one-to-one child as an object), without the foreign-key
+ * columns the relation fills. Those of this row are then not required. One level is described;
+ * the gateway takes the same shape at any depth. Undefined when no relation can be inserted into.
+ */
+function nestedInsertSchema(t: DescribedTable, all: readonly DescribedTable[], columnSchema: (c: Column, nullable?: boolean) => JsonSchema): JsonSchema | undefined {
+  const filled = new Set<Column>();
+  const related: Record<string, JsonSchema> = {};
+  for (const { relation } of relationsOf(t.table)) {
+    const target = all.find((d) => d.table === relation.target);
+    if (target === undefined || !insertable(target) || t.table.columnsByName.has(relation.name)) continue;
+    const fk = relation.foreignKey;
+    if (relation.direction === 'forward') {
+      for (const c of fk.columns) filled.add(c);
+      related[relation.name] = { ...writeSchema(target.insertColumns, columnSchema, true), description: `A row of ${target.table.name} inserted first; its key fills ${fk.columns.map((c) => c.name).join(', ')}.` };
+    } else {
+      const child = writeSchema(target.insertColumns.filter((c) => !fk.columns.includes(c)), columnSchema, true);
+      related[relation.name] = relation.cardinality === 'many' ? { type: 'array', items: child, description: `Rows of ${target.table.name} inserted after this row, their ${fk.columns.map((c) => c.name).join(', ')} filled from it.` } : child;
+    }
+  }
+  if (Object.keys(related).length === 0) return undefined;
+  const own = writeSchema(t.insertColumns, columnSchema, true) as { properties: Record<string, JsonSchema>; required?: string[] };
+  const required = (own.required ?? []).filter((n) => ![...filled].some((c) => c.name === n));
+  return {
+    type: 'object',
+    description: `A row of ${t.table.name} with related rows under relation names, inserted in one transaction (docs/writing.md, "Nested inserts"). A foreign-key column is left out when its relation is given.`,
+    properties: { ...own.properties, ...related },
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
 function writeSchema(columns: readonly Column[], columnSchema: (c: Column, nullable?: boolean) => JsonSchema, insert: boolean): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const c of columns) properties[c.name] = columnSchema(c);
@@ -174,6 +219,7 @@ function tablePaths(
   options: OpenApiOptions,
   all: readonly DescribedTable[],
   rows: ReadonlyMap<Table, JsonSchema>,
+  nested?: JsonSchema,
 ): Record<string, Obj> {
   const { table, access } = t;
   const base = `/${table.name}`;
@@ -217,7 +263,8 @@ function tablePaths(
         { name: 'X-On-Conflict', in: 'header', required: false, description: 'Conflict columns of an upsert, comma-separated (default: the primary key).', schema: { type: 'string' } },
         { name: 'Prefer', in: 'header', required: false, schema: { type: 'string' } },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [insert, { type: 'array', items: insert }] } } } },
+      // With related rows under relation names (a nested insert), the object is the wider `.nested` schema.
+      requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [nested ?? insert, { type: 'array', items: insert }] } } } },
       responses: {
         '201': json({ type: 'object', properties: { data: { oneOf: [row, { type: 'array', items: row }] }, count: { type: 'integer' } }, required: ['data'] }, 'The written row, or rows and their count for a batch'),
         ...errors(400, 409, 413, 415),
@@ -229,7 +276,7 @@ function tablePaths(
     collection.patch = {
       operationId: `update many ${table.name}`,
       tags: [tag],
-      summary: `Update several rows of ${table.name}, each by its primary key (${keyNames.join(', ')}) with its own values, in one transaction (docs/writing.md, "Bulk updates")`,
+      summary: `Update several rows of ${table.name}, each by its primary key (${keyNames.join(', ')}) with its own values, in one statement (docs/writing.md, "Bulk updates")`,
       parameters: [returning, { name: 'Prefer', in: 'header', required: false, description: '`missing=ignore` skips rows no visible row matches (listed in `missing`); by default they make the whole update a 404.', schema: { type: 'string' } }],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', minItems: 1, items: { allOf: [update, { type: 'object', required: keyNames }] } } } } },
       responses: {
@@ -377,7 +424,7 @@ function filterParameters(grammar: DescribedGrammar, columns: readonly Column[])
 
 function sharedParameters(config: OpenApiOptions['config']): Obj {
   return {
-    sort: { name: 'sort', in: 'query', required: false, description: 'Comma-separated `col`, `-col`, `col:asc` or `col:desc` (default: the primary key).', schema: { type: 'string' } },
+    sort: { name: 'sort', in: 'query', required: false, description: 'Comma-separated `col`, `-col`, `col:asc` or `col:desc` (default: the primary key); `col` may be a column of a to-one related row, `user.name` (docs/querying.md, "Sort by a related column").', schema: { type: 'string' } },
     limit: { name: 'limit', in: 'query', required: false, description: `Rows per page (default ${config.defaultLimit}; larger than ${config.maxLimit} is clamped).`, schema: { type: 'integer', minimum: 0 } },
     offset: { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
     cursor: { name: 'cursor', in: 'query', required: false, description: 'The `next_cursor` of the previous page (same `sort`; not with `offset`).', schema: { type: 'string' } },

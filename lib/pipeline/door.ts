@@ -79,6 +79,12 @@ export interface Expansion {
   readonly operations: readonly ExpandedOperation[];
   /** A 404 an operation's answer gives (no visible row) skips it instead of failing the whole. */
   readonly skipsNotFound: boolean;
+  /**
+   * The operations are updates of one table by key that use no earlier answer (a bulk update): once
+   * each has passed parse, policy and allow-list, they run as ONE statement (lib/command/combine-updates.ts)
+   * and each is answered from its row of it, as its own statement would have answered it.
+   */
+  readonly oneStatement?: boolean;
   /** The answers, in order (undefined: skipped) -> the one response. */
   answer(answers: readonly (OperationAnswer | undefined)[]): OperationAnswer;
 }

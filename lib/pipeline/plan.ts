@@ -41,6 +41,13 @@ export interface WrittenShape {
   readonly kind: 'written';
   readonly data: number;
   readonly count: number;
+  /**
+   * A bulk update (UpdateCommand `rows`): the statement answers one result row per row it wrote,
+   * `data` and `count` being that row's JSON and 1, `row` its index among the command's rows, and
+   * `duplicateKeys` 'true' when two of the rows address the same key (so one of them wrote nothing).
+   */
+  readonly row?: number;
+  readonly duplicateKeys?: number;
 }
 
 /** A function call with text results: one row whose `value` column is the JSON of the result (null for void). */

@@ -52,6 +52,25 @@ describe('the read statement', () => {
     expect(statement('select=Qid,Qchild(Qlabel)&Qchild=not.is.null&limit=5')).not.toContain('SELECT "_n0".*');
   });
 
+  it('orders by a to-one embed with the related-order mechanism (order=rel(col)): a subquery on the foreign key, paged first', () => {
+    const parsed = (query: string) => {
+      const request: GatewayRequest = { id: 'r', method: 'GET', segments: ['Qchild'], rawSegments: ['Qchild'], query: [...new URLSearchParams(query)].map(([k, v]) => [k, v] as const), headers: {}, body: undefined, loopback: true };
+      return parse({ request, config: testConfig({ schemas: ['Qs'] }), schema: representativeSchema, identity: {}, db: {} } as unknown as ParseContext) as Extract<Command, { kind: 'read' }>;
+    };
+    const command = parsed('select=Qlabel,p:Qparent(Qname)&order=p(Qname).desc&limit=5');
+    const [term] = command.root.order;
+    expect(term!.embed).toBeNull();
+    expect(term!.related!.map((s) => [s.relation.target.name, s.spelled])).toEqual([['Qparent', 'Qparent']]);
+    // The embed's own filter is a condition on the related row (a row it leaves out orders as NULL).
+    expect(parsed('select=Qlabel,Qparent(Qname)&Qparent.Qname=eq.x&order=Qparent(Qname)').root.order[0]!.related![0]!.rowFilters).toHaveLength(1);
+    // The allow-list pattern is the one the embed-ordered read had.
+    expect(queryPattern(command)).toBe('GET Qs.Qchild select=Qlabel,Qparent(Qname) order=Qparent(Qname).desc limit');
+    const compile = createCompileStage();
+    const text = (compile({ command, config: testConfig({ schemas: ['Qs'] }) } as never) as { query: { text: string } }).query.text;
+    expect(text).toContain('ORDER BY (SELECT "_or0_0"."Qname" FROM "Qs"."Qparent" AS "_or0_0" WHERE "_or0_0"."Qid" = "_n0"."Qparent_id") DESC');
+    expect(text).toContain('SELECT "_n0".* FROM "Qs"."Qchild" AS "_n0" ORDER BY');
+  });
+
   it('binds output keys, JSON path keys and values; writes no caller text', () => {
     const text = statement('select=zz_alias:Qname,Qid&Qname=eq.zz_value');
     expect(text).not.toContain('zz_');

@@ -23,6 +23,7 @@ import { operationOf, type Command, type Condition, type ListCommand, type Opera
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from '../../../lib/schema/schema-types';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
+import { combineUpdates } from '../../../lib/command/combine-updates';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { createParseStage } from '../../../lib/doors/rest/parse/create-parse-stage';
 import { createPostgrestParseStage } from '../../../lib/doors/postgrest/parse/create-postgrest-parse-stage';
@@ -199,6 +200,8 @@ interface Call {
   readonly rowFilters?: boolean;
   /** Parsed by the PostgREST dialect (docs/postgrest-dialect.md). */
   readonly postgrest?: boolean;
+  /** A bulk update: each of these calls parsed as its own PATCH, then combined into one (combine-updates.ts). */
+  readonly bulk?: readonly Call[];
 }
 
 function request(call: Call): GatewayRequest {
@@ -216,6 +219,11 @@ function request(call: Call): GatewayRequest {
 }
 
 function parseCall(call: Call): Command {
+  if (call.bulk) {
+    const combined = combineUpdates(call.bulk.map(parseCall));
+    if (!combined) throw new Error(`${call.path}: the bulk rows do not combine`);
+    return combined;
+  }
   // The explain route is open to the roles in explainRoles; this caller has one of them.
   const config = testConfig({ schemas: ['Qs'], searchConfig: call.searchConfig, explainRoles: ['operator'], maxExportRows: 1000000 });
   const identity = { tenantId: 't', userId: 'u', role: 'operator', agentId: '', scopes: [], claims: {}, source: 'jwt' };
@@ -322,6 +330,15 @@ function representativeCalls(): Record<Exclude<OperationName, 'contracts'>, read
     ],
     update: [
       { method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true },
+      // A bulk update (compile-bulk-update.ts): one column every row sets, one only some rows set.
+      {
+        method: 'PATCH',
+        path: 'Qparent',
+        bulk: [
+          { method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true },
+          { method: 'PATCH', path: 'Qparent/2', query: 'returning=Qname', body: { Qname: 'b' }, rowFilters: true },
+        ],
+      },
       { method: 'PATCH', path: 'Qparent', query: 'Qid=eq.1&or=(Qname.eq.a,Qcode.is.null)&select=Qname', body: { Qname: 'a' }, headers: { prefer: 'return=representation, handling=strict, max-affected=1', accept: 'application/vnd.pgrst.object+json' }, rowFilters: true, postgrest: true },
     ],
     delete: [

@@ -49,7 +49,7 @@ function fieldOf(f: FieldRef): string {
 /** A level's conditions, order and paging, each prefixed with the embed path (`rel.`); then its embeds'. */
 export function levelParts(node: ReadNode, prefix: string): string[] {
   const parts = [...new Set(node.where.map((c) => `${prefix}${conditionOf(c)}`))].sort();
-  if (node.order.length) parts.push(`${prefix}order=${node.order.map((o) => `${o.embed ? `${o.embed.spelled}(${fieldOf(o.field)})` : fieldOf(o.field)}.${o.descending ? 'desc' : 'asc'}${o.nulls ? `.nulls${o.nulls}` : ''}`).join(',')}`);
+  if (node.order.length) parts.push(`${prefix}order=${node.order.map((o) => `${o.embed ? `${o.embed.spelled}(${fieldOf(o.field)})` : o.related ? `${o.related.map((s) => s.spelled).join('.')}(${fieldOf(o.field)})` : fieldOf(o.field)}.${o.descending ? 'desc' : 'asc'}${o.nulls ? `.nulls${o.nulls}` : ''}`).join(',')}`);
   if (prefix !== '' && node.limit !== null) parts.push(`${prefix}limit`);
   if (prefix !== '' && node.offset > 0) parts.push(`${prefix}offset`);
   for (const item of node.items) if (item.kind === 'embed') parts.push(...levelParts(item.embed.node, `${prefix}${item.embed.spelled}.`));

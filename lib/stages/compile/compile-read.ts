@@ -16,6 +16,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import { csvFieldSql } from '../../pipeline/csv-field';
 import { assertComparable } from './comparison-operator';
 import { compileCondition, fieldExpr, hasRows } from './compile-condition';
+import { orderValue } from './compile-order-value';
 
 /** Output columns of the read statement, by position (the plan's `read` shape). */
 export const readColumns = { body: 0, count: 1, total: 2 } as const;
@@ -187,10 +188,11 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const from = sql` FROM ${rows}${join(joins, empty)}${where}`;
   const page = pageOf(node, top);
 
-  const orderTerms = node.order.map((o) => {
+  const orderTerms = node.order.map((o, k) => {
     // ORDER BY finds the type's btree class by type; a type without one is refused (400).
     if (!o.embed && o.field.path.length === 0) assertComparable(o.field.column, 'ordering', 'order');
-    const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : fieldExpr(o.field, a);
+    // A related term (`order=rel(col)`): the related row's column, read where the list's is (compile-order-value.ts).
+    const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : orderValue(a, o, `r${k}`);
     return { expr, o };
   });
   const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');

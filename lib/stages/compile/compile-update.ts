@@ -11,10 +11,13 @@
  */
 import type { UpdateCommand } from '../../command/command';
 import { ident, join, sql, type Sql } from '../../sql/sql';
+import { compileBulkUpdate } from './compile-bulk-update';
 import { compileKeyed } from './compile-where';
 import { selectWritten } from './select-written';
 
 export function compileUpdate(command: UpdateCommand, maxBytes?: number): Sql {
+  // A bulk update: every row in one statement (compile-bulk-update.ts).
+  if (command.rows) return compileBulkUpdate(command, command.rows, maxBytes);
   const { table } = command;
   const target = ident(table.schema, table.name);
   const set = join(command.columns.map((c) => sql`${ident(c.name)} = _r.${ident(c.name)}`));

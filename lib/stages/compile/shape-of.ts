@@ -26,7 +26,9 @@ export function shapeOf(command: Command): ResultShape {
     case 'update':
     case 'delete':
       // compile-answered-write.ts: the read's columns (body, count, total) over the written rows.
-      return command.answer ? READ : WRITTEN;
+      if (command.answer) return READ;
+      // compile-bulk-update.ts: one row per row written: its JSON, '1', its index among the rows, whether two rows share a key.
+      return command.kind === 'update' && command.rows ? WRITTEN_EACH : WRITTEN;
     case 'rpc':
       if (command.answer?.read) return READ;
       return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
@@ -51,6 +53,7 @@ function binaryCallShape(command: RpcCommand): BinaryCallShape {
 const ROW: ResultShape = Object.freeze({ kind: 'row', data: 0 });
 const VALUE: ResultShape = Object.freeze({ kind: 'value', value: 0 });
 const WRITTEN: ResultShape = Object.freeze({ kind: 'written', data: 0, count: 1 });
+const WRITTEN_EACH: ResultShape = Object.freeze({ kind: 'written', data: 0, count: 1, row: 2, duplicateKeys: 3 });
 const CALL: ResultShape = Object.freeze({ kind: 'call', value: 0 });
 const NONE: ResultShape = Object.freeze({ kind: 'none' });
 const READ: ResultShape = Object.freeze({ kind: 'read', ...readColumns });

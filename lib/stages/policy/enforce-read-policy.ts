@@ -7,7 +7,7 @@
  * so embedding a denied table is a 403, never a silent null. A column the caller names in
  * `select`, a filter (also inside `or`/`and`) or `order` must be readable.
  */
-import type { Condition, Embed, ReadNode, SelectItem } from '../../command/command';
+import type { Condition, Embed, OrderTerm, ReadNode, SelectItem } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Table } from '../../schema/schema-types';
@@ -38,14 +38,30 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
   if (items.length === 0 && node.items.length > 0) throw forbidden(`The policy lets you read no column of \`${t.name}\`.`, { table: t.name });
   readable(t, grant, conditionColumns(node.where), 'a filter');
   for (const o of node.order) {
-    if (o.embed === null) readable(t, grant, [o.field.column], 'order');
-    else readable(o.embed.node.table, permit(o.embed.node.table, 'read'), [o.field.column], 'order');
+    if (o.embed === null && o.related === undefined) readable(t, grant, [o.field.column], 'order');
+    else if (o.embed !== null) readable(o.embed.node.table, permit(o.embed.node.table, 'read'), [o.field.column], 'order');
   }
   // Embeds named by a condition or an order term are checked like selected ones; `memo` keeps
   // one narrowed object per embed, so they still point at the very embed of `items` (compile joins it once).
   const where = node.where.map((c) => (c.kind === 'embedded' ? { ...c, embed: enforceEmbed(permit, c.embed, memo) } : c));
-  const order = node.order.map((o) => (o.embed === null ? o : { ...o, embed: enforceEmbed(permit, o.embed, memo) }));
+  const order = node.order.map((o) => (o.related !== undefined ? relatedTerm(permit, o) : o.embed === null ? o : { ...o, embed: enforceEmbed(permit, o.embed, memo) }));
   return Object.freeze({ ...node, items: Object.freeze(items), where, order, ...rows(node.rowFilters, grant) });
+}
+
+/**
+ * A related order term (`order=rel(col)`): every table it passes through needs `read`, the column
+ * it reads must be readable, and each step gets its table's row conditions, so a related row the
+ * policy hides orders as NULL, as one RLS hides does.
+ */
+function relatedTerm(permit: Permit, term: OrderTerm): OrderTerm {
+  const steps = term.related ?? [];
+  const related = steps.map((step, i) => {
+    const target = step.relation.target;
+    const grant = permit(target, 'read');
+    if (i === steps.length - 1) readable(target, grant, [term.field.column], 'order');
+    return Object.freeze({ ...step, ...rows(step.rowFilters, grant) });
+  });
+  return Object.freeze({ ...term, related: Object.freeze(related) });
 }
 
 export function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>): Embed {

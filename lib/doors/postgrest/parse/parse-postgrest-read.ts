@@ -315,12 +315,29 @@ function checkSpreadKeys(items: readonly SelectItem[]): void {
   walk(items, '');
 }
 
+/**
+ * `order=rel(col)` (PostgREST's related order, docs/postgrest-dialect.md "Order"): the column of
+ * the one row of a to-one embed, as a related term (`OrderTerm.related`, the mechanism of the
+ * default grammar's `sort=user.name`): the row reached by the embed's foreign key, NULL when there
+ * is none or the caller cannot see it; the embed's own filters (`rel.col=eq.x`) are conditions on
+ * that row, so a row they leave out orders as NULL, as PostgREST orders by the embedded value.
+ * A grouped level, or an embed filtered through a deeper embed, orders by the embedded level's
+ * value instead (`OrderTerm.embed`).
+ */
+function relatedOrder(term: Omit<OrderTerm, 'embed'>, embed: Embed, grouped: boolean): OrderTerm {
+  const { link } = embed;
+  if (grouped || link.kind !== 'fk' || embed.node.where.some((c) => c.kind === 'embedded')) return { ...term, embed };
+  const filters = embed.node.where;
+  return { ...term, embed: null, related: Object.freeze([Object.freeze({ relation: link.relation, spelled: embed.spelled, ...(filters.length > 0 ? { rowFilters: filters } : {}) })]) };
+}
+
 /** Freezes the builders into the command's nodes; one Embed object per embedded level. */
 function finish(level: Level): ReadNode {
   const embedOf = (b: EmbedBuilder): Embed => (b.built ??= Object.freeze({ key: b.key, spelled: b.spelled, link: b.link, cardinality: b.cardinality, inner: b.inner, spread: b.spread, node: finish(b.level) }));
   const items: SelectItem[] = level.items.map((i) => (i.kind === 'embed' ? Object.freeze({ kind: 'embed' as const, embed: embedOf(i.b) }) : Object.freeze(i)));
   const where: Condition[] = level.where.map((c) => (c.kind === 'pending-embedded' ? Object.freeze({ kind: 'embedded' as const, embed: embedOf(c.b), exists: c.exists }) : c));
-  const order: OrderTerm[] = level.order.map(({ b, ...o }) => Object.freeze({ ...o, embed: b === null ? null : embedOf(b) }));
+  const grouped = items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
+  const order: OrderTerm[] = level.order.map(({ b, ...o }) => Object.freeze(b === null ? { ...o, embed: null } : relatedOrder(o, embedOf(b), grouped)));
   checkSpreadKeys(items);
   return Object.freeze({ table: level.table, items: Object.freeze(items), explicitSelect: level.explicitSelect, where: Object.freeze(where), order: Object.freeze(order), limit: level.limit, offset: level.offset });
 }

@@ -66,6 +66,7 @@ export function bulkUpdate(table: Table, request: GatewayRequest, config: Resolv
   return Object.freeze({
     operations,
     skipsNotFound: missing === 'ignore',
+    oneStatement: true,
     answer(answers: readonly (OperationAnswer | undefined)[]): OperationAnswer {
       const data: string[] = [];
       const skipped: number[] = [];
