@@ -1,7 +1,8 @@
 /**
  * `PATCH /{table}` with a JSON array (docs/writing.md, "Bulk updates"): each row carries its
  * primary key and the values to set, and becomes the single request `PATCH /{table}/:key` with the
- * rest of the row as its body; all run in one transaction. In: the table, the body text, the
+ * rest of the row as its body, checked as that request; together they run as ONE statement
+ * (`oneStatement`: lib/run-expansion.ts, compile-bulk-update.ts). In: the table, the body text, the
  * query (`returning`) and `Prefer`. Out: the operations and how their answers make one response.
  * Never: accepts a row without its whole key (400, `details.row`), more rows than
  * `max_batch_size` (413), or applies part of the array: a row no visible row matches fails the
