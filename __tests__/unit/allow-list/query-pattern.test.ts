@@ -6,7 +6,7 @@ import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { createAllowListStage } from '../../../lib/stages/allow-list/create-allow-list-stage';
 import { parseQueryAllowList } from '../../../lib/stages/allow-list/query-allow-list';
-import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
+import { queryPattern } from '../../../lib/doors/shared/query-pattern';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import type { CommandContext } from '../../../lib/pipeline/stage-types';
@@ -30,7 +30,7 @@ describe('queryPattern', () => {
 
 describe('query allow-list stage', () => {
   const list = parseQueryAllowList('# comment\n\nGET   orders  select=id limit\n');
-  const stage = createAllowListStage({ queries: list });
+  const stage = createAllowListStage({ queries: list, patternOf: queryPattern });
   const ctx = (query: string) => ({ command: parseList(orders, requestOf(query).query, config, cursors), request: requestOf(query) }) as unknown as CommandContext;
 
   it('lets listed patterns through and refuses others with their pattern', () => {
