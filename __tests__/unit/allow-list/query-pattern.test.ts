@@ -40,6 +40,19 @@ describe('query allow-list stage', () => {
     expect(error).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id' } });
   });
 
+  // The door spells the pattern (Door.pattern): the stage compares what it is given and knows no grammar.
+  it('compares the pattern the door spells, not a spelling of its own', () => {
+    const spelled = parseQueryAllowList('GET orders as-the-door-spells-it\n');
+    const spelling = createAllowListStage({ queries: spelled, patternOf: (command) => `GET ${(command as { table: { name: string } }).table.name} as-the-door-spells-it` });
+    expect(spelling(ctx('select=id&limit=2'))).toMatchObject({ kind: 'list' });
+    const other = createAllowListStage({ queries: spelled, patternOf: () => 'GET orders select=id limit' });
+    expect(thrown(() => other(ctx('select=id&limit=2')), GatewayError)).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id limit' } });
+  });
+
+  it('is not made with a query list and no door to spell patterns (fail closed)', () => {
+    expect(() => createAllowListStage({ queries: list })).toThrow(/patternOf/);
+  });
+
   it('refuses lines that are not patterns', () => {
     expect(() => parseQueryAllowList('orders select=id\n')).toThrow(GatewayConfigError);
     expect(() => parseQueryAllowList('GET orders\nPUT orders\n')).toThrow(/line 2/);
