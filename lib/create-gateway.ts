@@ -43,7 +43,6 @@ import { UnloadedTables } from './schema/unloaded-tables';
 import { createAllowListStage } from './stages/allow-list/create-allow-list-stage';
 import { loadFunctionAllowList } from './stages/allow-list/function-allow-list';
 import { loadQueryAllowList } from './stages/allow-list/query-allow-list';
-import { queryPattern } from './stages/allow-list/query-pattern';
 import { createAuthStage } from './stages/auth/create-auth-stage';
 import { createCompileStage } from './stages/compile/create-compile-stage';
 import { createExecuteStage } from './stages/execute/create-execute-stage';
@@ -137,14 +136,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   const rest = createRestDoor({ cursors, exportStats });
   const queryAllowList = config.allowListPath === undefined ? undefined : loadQueryAllowList(config.allowListPath);
   const door: Door = config.dialect === 'postgrest' ? createPostgrestDoor(config.schemas) : rest;
+  // The allow-list compares patterns spelled in the grammar of the door a request came through.
+  const allowListFor = (d: Door): Stages['allowList'] =>
+    createAllowListStage({
+      ...(queryAllowList === undefined ? {} : { queries: queryAllowList, patternOf: d.pattern }),
+      ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),
+    });
   const defaults: Stages = {
     auth: createAuthStage(config),
     parse: door.parse,
     policy: createPolicyStage({ ...(accessPolicy ? { access: accessPolicy } : {}), ...(legacyPolicy ? { legacy: legacyPolicy } : {}), ...(config.tenantColumn === undefined ? {} : { tenantColumn: config.tenantColumn }) }),
-    allowList: createAllowListStage({
-      ...(queryAllowList === undefined ? {} : { queries: queryAllowList }),
-      ...(functionAllowList === undefined ? {} : { functions: functionAllowList }),
-    }),
+    allowList: allowListFor(door),
     compile: createCompileStage(),
     execute: createExecuteStage(door.execute),
   };
@@ -263,7 +265,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // The default grammar's stages, whatever this mount's door is: the agents' door and the change
   // feed (a tool call, a subscription is the REST request for it). A parse override applies when
   // the mount is REST too.
-  const restStages = door === rest ? stages : withTracing(applyStageOverrides({ ...defaults, parse: rest.parse }, { ...options.stages, parse: undefined }));
+  const restStages = door === rest ? stages : withTracing(applyStageOverrides({ ...defaults, parse: rest.parse, allowList: allowListFor(rest) }, { ...options.stages, parse: undefined }));
   // Live changes (docs/change-feed.md): a door of its own beside the mount's, on the same stages.
   const changeFeedStats = new ChangeFeedStats();
   const changeFeed = config.changeFeed?.enabled === true ? createFeed() : undefined;
@@ -276,7 +278,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       config,
       feed,
       stages: restStages,
-      ...(queryAllowList === undefined ? {} : { allowSubscription: (command: Command) => allowSubscription(queryAllowList, command) }),
+      ...(queryAllowList === undefined ? {} : { allowSubscription: (command: Command) => allowSubscription(queryAllowList, command, rest.pattern) }),
       withHints: (err, identity) => withHints(err, identity),
       whenStarted: () => whenStarted(),
       schema: () => schema!,
@@ -352,7 +354,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     isStarted: () => started,
     schema: () => schema!,
     database: (primaryOnly) => replicas?.database(primaryOnly) ?? db,
-    queryPattern,
+    queryPattern: door.pattern,
     reloadAfterDrift: () => reloadAfterDrift(),
     withHints,
   });
@@ -490,8 +492,8 @@ const changesRoute = /^\/[^/]+\/_changes\/?$/;
  * The allow-list's verdict on a subscription: the list's pattern with the route
  * `{table}/_changes`, so that allowing a list never allows its live changes (docs/allow-list.md).
  */
-function allowSubscription(list: QueryAllowList, command: Command): void {
-  const listPattern = queryPattern(command)!;
+function allowSubscription(list: QueryAllowList, command: Command, patternOf: (command: Command) => string | undefined): void {
+  const listPattern = patternOf(command)!;
   const route = command.kind === 'list' ? `GET ${command.table.name}` : '';
   const pattern = `${route}/_changes${listPattern.slice(route.length)}`;
   if (!list.allows(pattern)) throw new GatewayError('QUERY_NOT_ALLOWED', 'This query pattern is not on the allow-list.', { details: { pattern } });

@@ -95,6 +95,13 @@ export interface Door extends Responder {
   /** The parse stage: the door's grammar -> a Command (it may be replaced by `options.stages.parse`). */
   readonly parse: Stages['parse'];
   readonly execute: ExecuteHooks;
+  /**
+   * A command's query pattern as the door's grammar spells it (docs/allow-list.md): what an
+   * allow-list line holds and dev mode's `x-gw-query-pattern` shows; undefined for a command
+   * without one (a function call). Given to the allow-list stage at construction, so the stage
+   * compares patterns and knows no grammar.
+   */
+  readonly pattern: (command: Command) => string | undefined;
   /** What the door adds to the description; absent: it documents the default grammar. */
   readonly describes?: DescribedGrammar;
   /**

@@ -4,7 +4,7 @@ import type { Command } from '../../../lib/command/command';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
-import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
+import { queryPattern } from '../../../lib/doors/shared/query-pattern';
 import { parseChildren } from '../../../lib/doors/rest/parse/parse-children';
 import { parseExplain } from '../../../lib/doors/rest/parse/parse-explain';
 import { parseList } from '../../../lib/doors/rest/parse/parse-list';

@@ -6,7 +6,7 @@ import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import { createAllowListStage } from '../../../lib/stages/allow-list/create-allow-list-stage';
 import { parseQueryAllowList } from '../../../lib/stages/allow-list/query-allow-list';
-import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
+import { queryPattern } from '../../../lib/doors/shared/query-pattern';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
 import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import type { CommandContext } from '../../../lib/pipeline/stage-types';
@@ -30,7 +30,7 @@ describe('queryPattern', () => {
 
 describe('query allow-list stage', () => {
   const list = parseQueryAllowList('# comment\n\nGET   orders  select=id limit\n');
-  const stage = createAllowListStage({ queries: list });
+  const stage = createAllowListStage({ queries: list, patternOf: queryPattern });
   const ctx = (query: string) => ({ command: parseList(orders, requestOf(query).query, config, cursors), request: requestOf(query) }) as unknown as CommandContext;
 
   it('lets listed patterns through and refuses others with their pattern', () => {
@@ -38,6 +38,19 @@ describe('query allow-list stage', () => {
     expect(stage(ctx('select=id&limit=2'))).toMatchObject({ kind: 'list' });
     const error = thrown(() => stage(ctx('select=id')), GatewayError);
     expect(error).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id' } });
+  });
+
+  // The door spells the pattern (Door.pattern): the stage compares what it is given and knows no grammar.
+  it('compares the pattern the door spells, not a spelling of its own', () => {
+    const spelled = parseQueryAllowList('GET orders as-the-door-spells-it\n');
+    const spelling = createAllowListStage({ queries: spelled, patternOf: (command) => `GET ${(command as { table: { name: string } }).table.name} as-the-door-spells-it` });
+    expect(spelling(ctx('select=id&limit=2'))).toMatchObject({ kind: 'list' });
+    const other = createAllowListStage({ queries: spelled, patternOf: () => 'GET orders select=id limit' });
+    expect(thrown(() => other(ctx('select=id&limit=2')), GatewayError)).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id limit' } });
+  });
+
+  it('is not made with a query list and no door to spell patterns (fail closed)', () => {
+    expect(() => createAllowListStage({ queries: list })).toThrow(/patternOf/);
   });
 
   it('refuses lines that are not patterns', () => {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { isGatewayError } from '../../../lib/errors/gateway-error';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
-import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
+import { queryPattern } from '../../../lib/doors/shared/query-pattern';
 import { preferredFormat } from '../../../lib/doors/rest/parse/parse-accept';
 import { parseList } from '../../../lib/doors/rest/parse/parse-list';
 import { orders } from '../relations/relations-fixture';

@@ -6,7 +6,7 @@
 import type { Command } from '../../../lib/command/command';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { ParseContext } from '../../../lib/pipeline/stage-types';
-import { queryPattern } from '../../../lib/stages/allow-list/query-pattern';
+import { queryPattern } from '../../../lib/doors/shared/query-pattern';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
 import { createPostgrestParseStage } from '../../../lib/doors/postgrest/parse/create-postgrest-parse-stage';
 import { testConfig } from '../auth/config-fixture';

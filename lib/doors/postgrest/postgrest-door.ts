@@ -7,6 +7,7 @@
  * The description is the default grammar's (it adds nothing of its own yet).
  */
 import type { Door } from '../../pipeline/door';
+import { queryPattern } from '../shared/query-pattern';
 import { createPostgrestParseStage } from './parse/create-postgrest-parse-stage';
 import { requestSettings } from './request-settings';
 import { renderPostgrest } from './respond/render-postgrest';
@@ -18,6 +19,7 @@ export function createPostgrestDoor(schemas: readonly string[]): Door {
   return {
     name: 'postgrest',
     parse: createPostgrestParseStage(),
+    pattern: queryPattern,
     execute: { requestSettings, translateError: translateDatabaseError },
     // PUT upserts carry a body too.
     readsBody: (method) => method === 'POST' || method === 'PATCH' || method === 'PUT',

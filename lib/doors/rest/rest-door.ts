@@ -9,6 +9,7 @@ import type { CursorCodec } from '../../pipeline/cursor-codec';
 import type { ExportStats } from '../../ops/export-stats';
 import { sendError, sendJson } from '../../http/send-error';
 import { filterOps } from '../../command/command';
+import { queryPattern } from '../shared/query-pattern';
 import { createParseStage } from './parse/create-parse-stage';
 import { aggregateParameters } from './parse/parse-aggregate';
 import { reservedParameters } from './parse/parse-list';
@@ -21,6 +22,7 @@ export function createRestDoor(deps: { readonly cursors: CursorCodec; readonly e
   return {
     name: 'rest',
     parse: createParseStage(cursors),
+    pattern: queryPattern,
     execute: {},
     describes: { filterOperators: filterOps, reservedParameters: [...new Set([...reservedParameters, 'returning', ...aggregateParameters])], batches: true },
     readsBody: (method) => method === 'POST' || method === 'PATCH',

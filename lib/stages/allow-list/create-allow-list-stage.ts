@@ -1,7 +1,9 @@
 /**
  * allowList: Command -> Command (unchanged, or refused before any SQL exists).
- * - Data routes: with `allow_list_path`, a request whose query pattern (query-pattern.ts) is not
- *   on the list is 403 QUERY_NOT_ALLOWED.
+ * - Data routes: with `allow_list_path`, a request whose query pattern is not on the list is 403
+ *   QUERY_NOT_ALLOWED. The pattern is spelled in the grammar of the door the request came through
+ *   (its `pattern`, given here at construction: allow-list lines are written in that grammar), so
+ *   this stage compares patterns and knows no grammar.
  * - Function calls: with `rpc_allowlist_path`, a function not on the list is 403 RPC_NOT_ALLOWED,
  *   and /_rpc/contracts lists only the allowed ones (a client is not told about what it may not call).
  */
@@ -10,10 +12,14 @@ import { GatewayError } from '../../errors/gateway-error';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import type { FunctionAllowList } from './function-allow-list';
 import type { QueryAllowList } from './query-allow-list';
-import { queryPattern } from './query-pattern';
 
-export function createAllowListStage(lists: { queries?: QueryAllowList; functions?: FunctionAllowList } = {}): Stages['allowList'] {
-  const { queries, functions } = lists;
+/** A command's query pattern in its door's grammar, undefined for one without a pattern (lib/pipeline/door.ts, `pattern`). */
+export type QueryPatternOf = (command: Command) => string | undefined;
+
+export function createAllowListStage(lists: { queries?: QueryAllowList; functions?: FunctionAllowList; patternOf?: QueryPatternOf } = {}): Stages['allowList'] {
+  const { queries, functions, patternOf } = lists;
+  // Fail closed at construction: a query allow-list with nothing to spell patterns would refuse, or pass, every request.
+  if (queries !== undefined && patternOf === undefined) throw new Error('createAllowListStage: a query allow-list needs the door\'s patternOf');
   return function allowList(ctx: CommandContext): Command {
     const { command } = ctx;
     if (command.kind === 'rpc' || command.kind === 'contracts') {
@@ -25,7 +31,8 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
       return command;
     }
     if (queries === undefined) return command;
-    const pattern = queryPattern(command)!;
+    // Only function calls have no pattern (handled above).
+    const pattern = patternOf!(command)!;
     if (!queries.allows(pattern)) {
       throw new GatewayError('QUERY_NOT_ALLOWED', 'This query pattern is not on the allow-list.', { details: { pattern } });
     }
