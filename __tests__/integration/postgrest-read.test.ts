@@ -267,6 +267,12 @@ describe('postgrest dialect: order, paging, counts', () => {
     expect(((await past.json()) as { code: string }).code).toBe('PGRST103');
     const bad = await fetch(`${app.url}/books?select=id`, { headers: { ...auth(), Range: '5-2' } });
     expect(bad.status).toBe(416);
+    // An offset equal to the total is an empty partial page, not 416 (PostgREST's rangeStatus:
+    // 416 only when the offset is past the total).
+    const atEnd = await fetch(`${app.url}/books?select=id&order=id&offset=5`, { headers: { ...auth(), Prefer: 'count=exact' } });
+    expect([atEnd.status, atEnd.headers.get('content-range'), await atEnd.json()]).toEqual([206, '*/5', []]);
+    const viaClient = await db().from('books').select('id', { count: 'exact' }).order('id').range(5, 9);
+    expect([viaClient.status, viaClient.count, viaClient.data, viaClient.error]).toEqual([206, 5, [], null]);
   });
 
   it('count=exact|planned|estimated through the client', async () => {

@@ -55,12 +55,15 @@ function renderRead(command: ReadCommand, at: ReadShape, result: Result, profile
   const totalText = row[at.total] ?? null;
   const total = totalText === null ? null : Number(totalText);
   const offset = command.root.offset;
-  const range = count > 0 ? `${offset}-${offset + count - 1}/${total ?? '*'}` : `*/${total ?? '*'}`;
+  // PostgREST's Content-Range (RangeQuery.contentRangeH): `first-last/total`, with `*` for the
+  // range when the page is empty or the total is 0, and for the total when none was counted.
+  const range = count > 0 && total !== 0 ? `${offset}-${offset + count - 1}/${total ?? '*'}` : `*/${total ?? '*'}`;
   if (command.media === 'object' && count !== 1) {
     throw new PostgrestError('PGRST116', 'Cannot coerce the result to a single JSON object', { details: `The result contains ${count} rows` });
   }
-  // PostgREST: an offset past the total is unsatisfiable; fewer rows than the total is partial.
-  if (total !== null && offset > 0 && offset >= total && count === 0) {
+  // PostgREST (RangeQuery.rangeStatus): an offset past the total is unsatisfiable (416); an
+  // offset equal to it is an empty partial page (206 `*/total`); fewer rows than the total is partial.
+  if (total !== null && offset > total) {
     throw new PostgrestError('PGRST103', 'Requested range not satisfiable', { details: `An offset of ${offset} was requested, but there are only ${total} rows.`, headers: { 'Content-Range': `*/${total}` } });
   }
   const status = total !== null && count < total ? 206 : 200;
