@@ -61,7 +61,29 @@ it('the 416 message names the caller\'s estimate, not the table\'s', async () =>
   expect(res.headers.get('content-range')).toBe('*/22');
 });
 
-it('count=estimated above the page cap: the larger of the rows counted and the caller\'s estimate', async () => {
+it('count=estimated above the page limit and below max_limit: the exact count', async () => {
   const res = await get('/events?select=id&limit=10', pgrstTokenB, 'count=estimated');
   expect(Number(totalOf(res))).toBe(await own(TENANT_B));
+});
+
+describe('rows the statistics do not know yet (inserted, not analysed)', () => {
+  beforeAll(async () => {
+    await app.db.admin.query(`INSERT INTO pgrst.events (id, tenant_id, name) SELECT g, $1, 'a' || g FROM generate_series(3000, 3029) AS g`, [TENANT_A]);
+  });
+  afterAll(async () => {
+    await app.db.admin.query('DELETE FROM pgrst.events WHERE id BETWEEN 3000 AND 3029');
+  });
+
+  it('count=planned is the planner\'s number as it is, even below the page (PostgREST does not raise it)', async () => {
+    expect(await own(TENANT_A)).toBe(52);
+    const res = await get('/events?select=id&order=id&limit=40', pgrstTokenA, 'count=planned');
+    const planned = Number(totalOf(res));
+    expect(planned).toBeLessThan(40);
+    expect([res.status, res.headers.get('content-range')]).toEqual([200, `0-39/${planned}`]);
+  });
+
+  it('count=estimated is exact up to max_limit, whatever the page limit (PostgREST: db-max-rows)', async () => {
+    const res = await get('/events?select=id&limit=5', pgrstTokenA, 'count=estimated');
+    expect([res.status, totalOf(res)]).toEqual([206, '52']);
+  });
 });

@@ -142,10 +142,10 @@ export interface Plan {
    * rows the caller's statement counts, run in the same transaction just before it, as the caller
    * (docs/security.md, "Counts and estimates"). Execute puts the total it gives in the `read`
    * shape's `total` column: `planned` the planner's row estimate; `estimated` the exact count the
-   * statement returns when it is at most `cap`, else the larger of that and the estimate. Neither is
-   * less than `offset` plus the rows of the page.
+   * statement returns when it is at most `cap` (max_limit), else the larger of that and the
+   * estimate (docs/postgrest-dialect.md, "Counts").
    */
-  readonly estimate?: { readonly query: CompiledQuery; readonly mode: 'planned' | 'estimated'; readonly cap: number; readonly offset: number };
+  readonly estimate?: { readonly query: CompiledQuery; readonly mode: 'planned' | 'estimated'; readonly cap: number };
   /** A dry run: the transaction is rolled back after the statement. */
   readonly rollback?: boolean;
   /**

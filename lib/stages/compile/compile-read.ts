@@ -35,13 +35,13 @@ class Aliases {
  * `rootFrom`: what the top level reads instead of its table (a write's returned rows `_w`, a
  * function's rows), given the level's alias; its rows have the top table's columns.
  */
-export function compileRead(command: ReadCommand, rootFrom?: (alias: Sql) => Sql): Sql {
+export function compileRead(command: ReadCommand, rootFrom?: (alias: Sql) => Sql, estimateCap = defaultEstimateCap): Sql {
   const aliases = new Aliases();
   const root = command.root;
   const level = compileLevel(root, aliases, () => [], true, rootFrom, featureOf(command));
   const json = command.stripNulls === true ? sql`json_strip_nulls(${level.json})` : level.json;
   const page = sql`SELECT ${json} AS j${level.rest}`;
-  const total = compileTotal(command, aliases, rootFrom);
+  const total = compileTotal(command, aliases, rootFrom, estimateCap);
   const body = bodyOf(command);
   return sql`SELECT ${body}, count(*)::text, ${total} FROM (${page}) AS _p`;
 }
@@ -107,21 +107,19 @@ function featureJson(feature: Feature, geometry: Sql, properties: Sql): Sql {
 /**
  * `Prefer: count=exact`: count(*) of the filtered top level without its limit. `planned`: nothing
  * here (execute fills in the planner's estimate of `compileCountedRows`, run as the caller).
- * `estimated`: the exact count up to the page cap plus one; execute replaces a count above the
- * cap with the larger of it and the estimate (docs/postgrest-dialect.md, "Counts"). Never the
- * table's own statistics (pg_class.reltuples): they count every tenant's rows.
+ * `estimated`: the exact count up to `cap` (max_limit) plus one; execute
+ * replaces a count above the cap with the larger of it and the estimate (docs/postgrest-dialect.md,
+ * "Counts"). Never the table's own statistics (pg_class.reltuples): they count every tenant's rows.
  */
-function compileTotal(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined): Sql {
+function compileTotal(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined, cap: number): Sql {
   if (command.count === null || command.count === 'planned') return sql`NULL::text`;
   const rows = countedRows(command, aliases, rootFrom);
   if (command.count === 'exact') return sql`(SELECT count(*) FROM (${rows}) AS _c)::text`;
-  return sql`(SELECT count(*) FROM (${rows} LIMIT ${integerLiteral(estimateCap(command) + 1)}) AS _c)::text`;
+  return sql`(SELECT count(*) FROM (${rows} LIMIT ${integerLiteral(cap + 1)}) AS _c)::text`;
 }
 
-/** The page cap of `count=estimated`: counted exactly up to it. */
-export function estimateCap(command: ReadCommand): number {
-  return command.root.limit ?? 1000;
-}
+/** The cap of `count=estimated` when the caller gives none (the default max_limit). */
+export const defaultEstimateCap = 1000;
 
 /** The rows a count counts: the filtered top level, without order or page. */
 function countedRows(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined): Sql {

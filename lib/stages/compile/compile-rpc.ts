@@ -71,8 +71,8 @@ function decodable(value: Sql, typeOid: number): Sql {
  * A call whose rows are read like a table's (`answer.read`): the read (select, filters,
  * order, page, embeds) over `fn(args) AS _n0`, as over a table (docs/postgrest-dialect.md, "Functions").
  */
-export function compileRpcRead(command: RpcCommand, read: ReadCommand): Sql {
-  return compileRead(read, rowsOfCall(command));
+export function compileRpcRead(command: RpcCommand, read: ReadCommand, estimateCap?: number): Sql {
+  return compileRead(read, rowsOfCall(command), estimateCap);
 }
 
 /** `count=planned|estimated` of such a call: the planner's estimate of its rows, as for a table. */

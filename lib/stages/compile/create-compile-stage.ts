@@ -17,7 +17,7 @@ import { compileInsert } from './compile-insert';
 import { compileExport } from './compile-export';
 import { compileList, compileParentVisible } from './compile-list';
 import { compilePlan } from './compile-plan';
-import { compileCountEstimate, compileRead, estimateCap } from './compile-read';
+import { compileCountEstimate, compileRead } from './compile-read';
 import { compileRpc, compileRpcCountEstimate, compileRpcRead, maxAffectedChecked } from './compile-rpc';
 import { compileWriteAnswer } from './compile-answered-write';
 import { compileUpdate } from './compile-update';
@@ -31,7 +31,7 @@ export function createCompileStage(): Stages['compile'] {
     if (command.kind === 'contracts') return Object.freeze({ query: null, readOnly: true, shape: shapeOf(command) });
     const shape = shapeOf(command);
     const plan: Plan = { query: compileSql(sizeBound(statementOf(command, config), command, shape, config.maxResponseBytes)), readOnly: isRead(command), shape, ...answerPlan(command) };
-    const estimate = estimateOf(command);
+    const estimate = estimateOf(command, config.maxLimit);
     if (estimate) return Object.freeze({ ...plan, estimate });
     if (command.kind === 'list' && command.export && command.parent && !command.plan) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
@@ -58,23 +58,26 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
     case 'delete':
       return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileDelete(command, config.maxResponseBytes);
     case 'rpc':
-      return maxAffectedChecked(command, command.answer?.read ? compileRpcRead(command, command.answer.read) : compileRpc(command));
+      return maxAffectedChecked(command, command.answer?.read ? compileRpcRead(command, command.answer.read, config.maxLimit) : compileRpc(command));
     case 'read':
-      return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command)) : compileRead(command);
+      return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command, undefined, config.maxLimit)) : compileRead(command, undefined, config.maxLimit);
     default:
       return assertNever(command, 'command');
   }
 }
 
-/** A count by estimate (`planned`, `estimated`) of a read or of a call's rows: the EXPLAIN execute runs first. */
-function estimateOf(command: Exclude<Command, { kind: 'contracts' }>): Plan['estimate'] {
+/**
+ * A count by estimate (`planned`, `estimated`) of a read or of a call's rows: the EXPLAIN execute
+ * runs first. `cap`: max_limit, up to which `estimated` is the exact count.
+ */
+function estimateOf(command: Exclude<Command, { kind: 'contracts' }>, cap: number): Plan['estimate'] {
   if (command.kind === 'read') {
     if (command.media === 'plan' || (command.count !== 'planned' && command.count !== 'estimated')) return undefined;
-    return { query: compileSql(compileCountEstimate(command)), mode: command.count, cap: estimateCap(command), offset: command.root.offset };
+    return { query: compileSql(compileCountEstimate(command)), mode: command.count, cap };
   }
   const read = command.kind === 'rpc' ? command.answer?.read : undefined;
   if (command.kind !== 'rpc' || !read || read.media === 'plan' || (read.count !== 'planned' && read.count !== 'estimated')) return undefined;
-  return { query: compileSql(compileRpcCountEstimate(command, read)), mode: read.count, cap: estimateCap(read), offset: read.root.offset };
+  return { query: compileSql(compileRpcCountEstimate(command, read)), mode: read.count, cap };
 }
 
 /**

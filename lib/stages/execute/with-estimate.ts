@@ -14,14 +14,14 @@ export function withEstimate(result: Result, plan: Plan): Result {
   if (!estimate || plan.shape.kind !== 'read' || !row) return result;
   const at = plan.shape.total;
   const planned = plannedRows(result.estimate);
-  // Whatever the planner says, the rows of a page that has any (and those skipped before it) exist.
-  const page = Number(row[plan.shape.count]);
-  const seen = page > 0 ? estimate.offset + page : 0;
+  // docs/postgrest-dialect.md, "Counts": `planned` is the planner's number as it is,
+  // even below the rows of the page; `estimated` is the exact count up to the cap (max_limit,
+  // the page cap of every read), and above it the larger of the count and the estimate.
   let total: number | null;
-  if (estimate.mode === 'planned') total = planned === null ? null : Math.max(planned, seen);
+  if (estimate.mode === 'planned') total = planned;
   else {
     const counted = Number(row[at]);
-    total = counted <= estimate.cap || planned === null ? counted : Math.max(planned, counted, seen);
+    total = counted <= estimate.cap || planned === null ? counted : Math.max(planned, counted);
   }
   const rows = [Object.freeze(row.map((v, i) => (i === at ? (total === null ? null : String(total)) : v))), ...result.rows.slice(1)];
   return Object.freeze({ ...result, rows: Object.freeze(rows) });
