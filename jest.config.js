@@ -65,6 +65,13 @@ const directOnly = [
   // The whole isolation matrix again, through `/_batch` (about a minute): once per run is enough;
   // batches through PgBouncer are tested by writes-batch.test.ts in the PgBouncer projects.
   '<rootDir>/__tests__/integration/isolation-matrix-batch.test.ts',
+  // Thousands of hostile requests for 35 s, answered before or beside SQL: what it checks (a
+  // catalogue error, never a 500 or SQL text) does not depend on a pooler; once per run keeps CI
+  // under 20 minutes. Hostile input through PgBouncer: hostile-input.test.ts runs in every project.
+  '<rootDir>/__tests__/integration/fuzz.test.ts',
+  // The OpenAPI document and generated types of a schema, checked by tsc and a validator (about
+  // 20 s): the description does not change behind a pooler.
+  '<rootDir>/__tests__/integration/openapi.test.ts',
 ];
 
 /**
