@@ -17,11 +17,11 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Condition, Embed, ListCommand, OrderTerm, WriteAnswer, ReadNode, Search } from '../../command/command';
+import type { BodyRow, Command, Condition, Embed, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
-import { enforceEmbed, enforceReadPolicy } from './enforce-read-policy';
+import { enforceEmbed, enforceReadPolicy, relatedTerm } from './enforce-read-policy';
 
 /** What a policy grants on one table for one operation. */
 export interface Grant {
@@ -166,7 +166,7 @@ class Gate {
     if (command.filters.length > 0) this.readable(table, grant, conditionColumns(command.filters), 'a filter');
     if (command.sort.length > 0) this.readable(table, grant, command.sort.filter((k) => k.related === undefined).map((k) => k.field.column), '`sort`');
     // A related term (`sort=user.name`) gets its tables' checks and row conditions.
-    const order = command.order.some((k) => k.related !== undefined) ? command.order.map((k) => this.relatedTerm(k)) : command.order;
+    const order = command.order.some((k) => k.related !== undefined) ? command.order.map((k) => relatedTerm(this.permit, k, '`sort`')) : command.order;
     const sort = order === command.order ? command.sort : order.slice(0, command.sort.length);
     // The ordering's tie-breaker (the primary key) is not named by the caller, but a cursor would
     // hand its values out: no cursors over columns the caller may not read.
@@ -179,22 +179,6 @@ class Gate {
       parent = Object.freeze({ ...parent, ...rows(parent.rowFilters, parentGrant) });
     }
     return { ...command, select, sort, order, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant), ...(noCursor ? { noCursor } : {}) };
-  }
-
-  /**
-   * A related order term (`sort=user.name`): every table it passes through must be readable, and
-   * the column it reads too; each step gets its table's row conditions, so a related row the
-   * policy hides orders as NULL, as one RLS hides does.
-   */
-  relatedTerm(term: OrderTerm): OrderTerm {
-    if (term.related === undefined) return term;
-    const related = term.related.map((step, i) => {
-      const target = step.relation.target;
-      const grant = this.permit(target, 'read');
-      if (i === term.related!.length - 1) this.readable(target, grant, [term.field.column], '`sort`');
-      return Object.freeze({ ...step, ...rows(step.rowFilters, grant) });
-    });
-    return Object.freeze({ ...term, related: Object.freeze(related) });
   }
 
   /** Named search columns must be readable; the default (every text column) keeps the readable ones. */

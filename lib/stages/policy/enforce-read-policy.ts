@@ -49,16 +49,17 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
 }
 
 /**
- * A related order term (`order=rel(col)`): every table it passes through needs `read`, the column
- * it reads must be readable, and each step gets its table's row conditions, so a related row the
- * policy hides orders as NULL, as one RLS hides does.
+ * A related order term (`order=rel(col)`, `sort=rel.col`): every table it passes through needs
+ * `read`, the column it reads must be readable, and each step gets its table's row conditions, so
+ * a related row the policy hides orders as NULL, as one RLS hides does. `where`: the parameter as
+ * the caller's grammar names it, for the refusal.
  */
-function relatedTerm(permit: Permit, term: OrderTerm): OrderTerm {
+export function relatedTerm(permit: Permit, term: OrderTerm, where = 'order'): OrderTerm {
   const steps = term.related ?? [];
   const related = steps.map((step, i) => {
     const target = step.relation.target;
     const grant = permit(target, 'read');
-    if (i === steps.length - 1) readable(target, grant, [term.field.column], 'order');
+    if (i === steps.length - 1) readable(target, grant, [term.field.column], where);
     return Object.freeze({ ...step, ...rows(step.rowFilters, grant) });
   });
   return Object.freeze({ ...term, related: Object.freeze(related) });
@@ -81,7 +82,7 @@ function readable(table: Table, grant: Grant, columns: readonly Column[], where:
 }
 
 function denied(table: Table, column: Column, where: string): never {
-  throw forbidden(`The policy does not let you read \`${table.name}.${column.name}\` (in ${where}).`, { table: table.name, column: column.name, in: where });
+  throw forbidden(`The policy does not let you read \`${table.name}.${column.name}\` (in ${where}).`, { table: table.name, column: column.name, in: where.replace(/`/g, '') });
 }
 
 function rows(existing: ReadNode['rowFilters'], grant: Grant): { rowFilters?: ReadNode['rowFilters'] } {
