@@ -171,7 +171,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const topology: Topology = { distributed: false };
   const db = createDatabase(pool, { ...config, namedStatements, topology });
   // read_replica_urls: reads may go to replicas (docs/scaling-out.md); undefined without them.
-  const replicas = createReadRouting(config, pool, db, options.gss);
+  const replicas = createReadRouting(config, pool, db, options.gss, topology);
   const drain = new Drain();
   // Only the gateway's own pool: a drain that times out may cut its connections.
   const checkedOut = ownsPool ? trackCheckedOutClients(pool) : undefined;

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { howToSet } from './config/resolve-config';
 import type { ResolvedConfig } from './pipeline/resolved-config';
 import { checkRole } from './db/check-role';
-import { createDatabase } from './db/create-database';
+import { createDatabase, type Topology } from './db/create-database';
 import { createReplicaPool, replicaAddress } from './db/create-replica-pool';
 import { ReplicaSet, type ReplicaStatus } from './db/replica-set';
 import { GatewayConfigError } from './errors/gateway-config-error';
@@ -31,14 +31,16 @@ export interface ReadRouting {
   close(): Promise<void>;
 }
 
-export function createReadRouting(config: ResolvedConfig, primaryPool: pg.Pool, primary: Database, gss: GssOptions | undefined): ReadRouting | undefined {
+// `topology` is the primary's, filled in at `ready`: a streaming standby of a Citus coordinator is a
+// coordinator too, so its reads need the tenant sent by SET LOCAL as well (docs/citus.md, "Read replicas").
+export function createReadRouting(config: ResolvedConfig, primaryPool: pg.Pool, primary: Database, gss: GssOptions | undefined, topology?: Topology): ReadRouting | undefined {
   const urls = config.readReplicaUrls;
   if (urls === undefined || urls.length === 0) return undefined;
   const replicas = urls.map((url) => {
     const pool = createReplicaPool(url, config, gss);
     // Each replica decides for itself whether it keeps named statements (a pooler in front of one).
     const namedStatements = new NamedStatements(config.preparedStatements, howToSet(config, 'preparedStatements', false));
-    return { pool, runner: createDatabase(pool, { ...config, namedStatements }), ...replicaAddress(url) };
+    return { pool, runner: createDatabase(pool, { ...config, namedStatements, ...(topology ? { topology } : {}) }), ...replicaAddress(url) };
   });
   const set = new ReplicaSet<Identity, QueryPlan, Result>({
     primaryPool,

@@ -5,6 +5,9 @@
  * tenants whose shards are on different workers. Skipped, saying why and how to install Citus,
  * when Citus or Debian's PostgreSQL 15 is missing.
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PostgrestClient } from '@supabase/postgrest-js';
 import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
@@ -197,6 +200,144 @@ run('tablegate on Citus', () => {
     }
     const { rows } = await cluster.coordinator.query("SELECT count(*)::int AS n FROM orders WHERE status = 'cancelled'");
     expect(rows[0]?.n).toBe(0);
+  });
+
+  describe('the rest of the surface on Citus (docs/citus.md): answers, never a 500', () => {
+    it('cursors: next_cursor pages through every row of the tenant, once each, with and without tenant_column', async () => {
+      for (const app of [api, scoped]) {
+        for (const [token, tenant] of [[tokenA, A], [tokenB, B]] as const) {
+          const seen: number[] = [];
+          let url = '/api/orders?limit=3&sort=id';
+          for (let page = 0; page < 10 && url; page++) {
+            const res = await as(app, token).get(url);
+            expect(res.status).toBe(200);
+            expect(res.body.data.every((o: { tenant_id: string }) => o.tenant_id === tenant)).toBe(true);
+            seen.push(...res.body.data.map((o: { id: number }) => Number(o.id)));
+            url = res.body.next_cursor ? `/api/orders?limit=3&sort=id&cursor=${encodeURIComponent(res.body.next_cursor)}` : '';
+          }
+          expect(seen).toEqual(Array.from({ length: cluster.rows.orders }, (_, i) => i + 1));
+        }
+      }
+    });
+
+    it('counts: count=exact is the tenant\'s total, with a filter too', async () => {
+      for (const app of [api, scoped]) {
+        const all = await as(app, tokenA).get('/api/orders?limit=2&count=exact');
+        expect(all.status).toBe(200);
+        expect(all.body.total).toBe(cluster.rows.orders);
+        const paid = await as(app, tokenB).get('/api/orders?limit=1&count=exact&status=paid');
+        expect(paid.status).toBe(200);
+        expect(paid.body.total).toBe(Math.floor(cluster.rows.orders / 3));
+      }
+    });
+
+    it('exports: ndjson and csv carry only the tenant\'s rows, on either worker', async () => {
+      for (const app of [api, scoped]) {
+        for (const [token, tenant] of [[tokenA, A], [tokenB, B]] as const) {
+          const nd = await as(app, token).get('/api/order_items?limit=1000').set('Accept', 'application/x-ndjson');
+          expect(nd.status).toBe(200);
+          const rows = nd.text.trim().split('\n').map((l) => JSON.parse(l) as { tenant_id: string });
+          expect(rows).toHaveLength(cluster.rows.order_items);
+          expect(rows.every((r) => r.tenant_id === tenant)).toBe(true);
+          const csv = await as(app, token).get('/api/orders?limit=1000&select=tenant_id,id').set('Accept', 'text/csv');
+          expect(csv.status).toBe(200);
+          expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+          const lines = csv.text.trim().split(/\r?\n/);
+          expect(lines[0]).toBe('tenant_id,id');
+          expect(lines.slice(1)).toHaveLength(cluster.rows.orders);
+          expect(lines.slice(1).every((l) => l.startsWith(`${tenant},`))).toBe(true);
+        }
+      }
+    });
+
+    it('PostgREST dialect through postgrest-js: reads with embeds, a count, and writes, each tenant its own rows', async () => {
+      const listening = await new Promise<Server>((resolve) => {
+        const s = postgrest.listen(0, '127.0.0.1', () => resolve(s));
+      });
+      try {
+        const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/api`;
+        for (const [token, tenant] of [[tokenA, A], [tokenB, B]] as const) {
+          const client = new PostgrestClient(url, { headers: { Authorization: `Bearer ${token}` } });
+          const read = await client.from('orders').select('id, tenant_id, users(id, tenant_id), order_items(id, tenant_id)', { count: 'exact' }).order('id').limit(100);
+          expect(read.error).toBeNull();
+          expect(read.status).toBe(200);
+          expect(read.count).toBe(cluster.rows.orders);
+          const rows = read.data as unknown as { tenant_id: string; users: { tenant_id: string } | null; order_items: { tenant_id: string }[] }[];
+          expect(rows).toHaveLength(cluster.rows.orders);
+          expect(rows.every((o) => o.tenant_id === tenant && o.users?.tenant_id === tenant && o.order_items.every((i) => i.tenant_id === tenant))).toBe(true);
+          const inserted = await client.from('orders').insert({ id: 5001, total: 2 }).select('id, tenant_id').single();
+          expect(inserted.error).toBeNull();
+          expect(inserted.data).toEqual({ id: 5001, tenant_id: tenant });
+          const updated = await client.from('orders').update({ status: 'paid' }).eq('id', 5001).select('id, status');
+          expect(updated.error).toBeNull();
+          expect(updated.data).toEqual([{ id: 5001, status: 'paid' }]);
+          const upserted = await client.from('orders').upsert({ tenant_id: tenant, id: 5001, total: 9 }).select('id, total');
+          expect(upserted.error).toBeNull();
+          expect(upserted.data).toEqual([{ id: 5001, total: 9 }]);
+          const rpc = await client.rpc('order_count');
+          expect(rpc.error).toBeNull();
+          expect(Number(rpc.data)).toBe(cluster.rows.orders + 1);
+          const deleted = await client.from('orders').delete().eq('id', 5001).select('id');
+          expect(deleted.error).toBeNull();
+          expect(deleted.data).toEqual([{ id: 5001 }]);
+        }
+        // Another tenant's row is refused by the policy on its worker: a 4xx, not a 500.
+        const foreign = await new PostgrestClient(url, { headers: { Authorization: `Bearer ${tokenA}` } }).from('orders').insert({ tenant_id: B, id: 5002 });
+        expect(foreign.status).toBeGreaterThanOrEqual(400);
+        expect(foreign.status).toBeLessThan(500);
+      } finally {
+        await new Promise((r) => listening.close(r));
+      }
+      expect((await cluster.coordinator.query('SELECT count(*)::int AS n FROM orders WHERE id > 5000')).rows[0]?.n).toBe(0);
+    });
+
+    it('read replicas: a streaming standby of the coordinator serves the reads, each tenant its own rows; writes go to the coordinator', async () => {
+      const standby = await cluster.startStandby();
+      const gateway = createGateway({ databaseUrl: cluster.appUrl, jwtSecret: TEST_JWT_SECRET, reloadListen: false, tenantColumn: 'tenant_id', readReplicaUrls: [standby.appUrl] } as GatewayOptions);
+      gateways.push(gateway);
+      await gateway.ready;
+      const app = express().use('/api', gateway);
+      for (const [token, tenant] of [[tokenA, A], [tokenB, B]] as const) {
+        const mark = standby.log().length;
+        const list = await as(app, token).get('/api/orders?expand=users&limit=100&count=exact');
+        expect(list.status).toBe(200);
+        expect(list.body.total).toBe(cluster.rows.orders);
+        expect(list.body.data).toHaveLength(cluster.rows.orders);
+        expect(list.body.data.every((o: { tenant_id: string; users: { tenant_id: string } }) => o.tenant_id === tenant && o.users.tenant_id === tenant)).toBe(true);
+        const counted = await as(app, token).get('/api/orders/aggregate?fn=count');
+        expect(Number(counted.body.data.value)).toBe(cluster.rows.orders);
+        // The reads ran on the standby (its statement log), not on the coordinator.
+        expect(standby.log().slice(mark)).toMatch(/orders/);
+        const written = await as(app, token).post('/api/orders', { id: 6001, total: 1 });
+        expect(written.status).toBe(201);
+        await standby.caughtUp();
+        const again = await as(app, token).get('/api/orders/6001');
+        expect(again.status).toBe(200);
+        expect(again.body.data).toMatchObject({ tenant_id: tenant, id: 6001 });
+        expect((await as(app, token).del('/api/orders/6001')).status).toBeLessThan(300);
+      }
+    }, 60000);
+
+    it('schema reload: a column added to a distributed table is served after reloadSchema(), to each tenant', async () => {
+      const gateway = createGateway({ databaseUrl: cluster.appUrl, jwtSecret: TEST_JWT_SECRET, reloadListen: false, tenantColumn: 'tenant_id' } as GatewayOptions);
+      gateways.push(gateway);
+      await gateway.ready;
+      const app = express().use('/api', gateway);
+      expect((await as(app, tokenA).get('/api/orders?select=id,note&limit=1')).status).toBe(400);
+      await cluster.coordinator.query("ALTER TABLE orders ADD COLUMN note text NOT NULL DEFAULT 'n'");
+      try {
+        await gateway.reloadSchema();
+        for (const token of [tokenA, tokenB]) {
+          const res = await as(app, token).get('/api/orders?select=id,note&limit=100');
+          expect(res.status).toBe(200);
+          expect(res.body.data).toHaveLength(cluster.rows.orders);
+          expect(res.body.data.every((o: { note: string }) => o.note === 'n')).toBe(true);
+        }
+      } finally {
+        await cluster.coordinator.query('ALTER TABLE orders DROP COLUMN note');
+        await gateway.reloadSchema();
+      }
+    });
   });
 
   describe('router queries: with tenant_column, a tenant-scoped request touches only its tenant\'s shards', () => {

@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { withClient } from './postgres-cluster';
+import { ensurePostgresOsUser, PostgresCluster, withClient } from './postgres-cluster';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 export const citusBinDir = '/usr/lib/postgresql/15/bin';
@@ -44,6 +44,11 @@ export interface CitusCluster {
   shardsTouched(fn: () => Promise<unknown>): Promise<Set<number>>;
   /** The shard ids of a tenant's rows (one per distributed table). */
   shardsOf(tenant: string): Promise<Set<number>>;
+  /**
+   * A hot standby of the coordinator (pg_basebackup -R, streaming), started, caught up with the
+   * coordinator; it reaches the workers directly with the coordinator's metadata. Stopped by stop().
+   */
+  startStandby(): Promise<{ readonly port: number; readonly appUrl: string; caughtUp(): Promise<void>; log(): string }>;
   stop(): Promise<void>;
 }
 
@@ -68,12 +73,14 @@ export async function startCitusCluster(): Promise<CitusCluster> {
       // The server inherits the test's HOME: without sslmode=disable libpq would read its client certificate there.
       // log_statement: the tests read on the workers which shards a request touched (shardsTouched).
       settings: { shared_preload_libraries: "'citus'", 'citus.node_conninfo': "'sslmode=disable'", log_connections: 'off', max_connections: '100', log_statement: "'all'" },
-      hba: ['host all all 127.0.0.1/32 trust'],
+      // replication: startStandby's pg_basebackup of the coordinator.
+      hba: ['host all all 127.0.0.1/32 trust', 'host replication postgres 127.0.0.1/32 trust'],
       setupSql: 'CREATE EXTENSION citus',
     });
   const started = await Promise.allSettled([node(), node(), node()]);
   const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const stopAll = () => Promise.all(servers.map((s) => s.stop())).then(() => undefined);
+  const standbys: PostgresCluster[] = [];
+  const stopAll = () => Promise.all([...standbys.map((s) => s.destroy('immediate')), ...servers.map((s) => s.stop())]).then(() => undefined);
   if (servers.length < 3) {
     await stopAll();
     throw (started.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason;
@@ -143,6 +150,24 @@ export async function startCitusCluster(): Promise<CitusCluster> {
           [tenant],
         );
         return new Set(rows.map((r) => Number(r.id)));
+      },
+      async startStandby() {
+        const standby = await PostgresCluster.baseBackup({ binDir: citusBinDir, tempPrefix: 'tablegate-citus-standby-', owner: ensurePostgresOsUser() }, { port: coordinator.port, password: '' });
+        standbys.push(standby);
+        standby.configure({ hot_standby: 'on', log_statement: "'all'" });
+        await standby.start();
+        const caughtUp = async (): Promise<void> => {
+          const { rows } = await coordinator.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+          const url = `postgres://postgres@127.0.0.1:${standby.port}/postgres?sslmode=disable`;
+          for (let i = 0; i < 200; i++) {
+            const done = await withClient(url, (c) => c.query<{ ok: boolean }>('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS ok', [rows[0]!.lsn]));
+            if (done.rows[0]?.ok) return;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          throw new Error('the standby did not catch up');
+        };
+        await caughtUp();
+        return { port: standby.port, appUrl: `postgres://tablegate_app@127.0.0.1:${standby.port}/postgres?sslmode=disable`, caughtUp, log: () => standby.log() };
       },
       stop: stopAll,
     };
