@@ -15,16 +15,16 @@
 // Load: wrk, 32 connections, one thread, the URLs in rotation. See bench/README.md; results in
 // docs/performance.md and docs/citus.md ("Measured").
 'use strict';
-const { execFile } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST, envNumber, serverMain, spawnServer, startTablegate, median, runScript } = require('./lib');
+const { wrkScript, wrk: wrkWith, DIST, envNumber, serverMain, spawnServer, startTablegate, median, runScript } = require('./lib');
 
 const REF_DIST = path.resolve(process.env.TABLEGATE_REF_DIST || path.join(__dirname, '..', 'node_modules', '.cache', 'tg-5bd9cb5'));
 const CONNECTIONS = 32;
+const wrk = (base, scriptFile, seconds) => wrkWith(base, scriptFile, seconds, CONNECTIONS);
 const LIST_LIMIT = 20;
 const ROWS = { users: 100, orders: 5000, order_items: 10000 }; // per tenant
 
@@ -81,33 +81,7 @@ const starters = {
   ref: (app, config) => startTablegate(app, { ...config, dist: REF_DIST }, { schemas: ['public'] }),
 };
 
-function wrkScript(paths, token) {
-  return `
-local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }
-local n = 0
-wrk.headers["Authorization"] = "Bearer ${token}"
-request = function()
-  n = n + 1
-  return wrk.format("GET", paths[(n % #paths) + 1])
-end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nBENCH_JSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
-end
-`;
-}
 
-function wrk(base, scriptFile, seconds) {
-  return new Promise((resolve, reject) => {
-    execFile(process.env.BENCH_WRK || 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', scriptFile, base], { maxBuffer: 1 << 20 }, (err, stdout) => {
-      if (err) return reject(err);
-      const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
-      if (!line) return reject(new Error(`wrk printed no summary:\n${stdout}`));
-      resolve(JSON.parse(line.slice('BENCH_JSON '.length)));
-    });
-  });
-}
 
 async function main() {
   const duration = envNumber('BENCH_DURATION', 5, 1);

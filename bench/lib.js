@@ -4,7 +4,7 @@
 // baseline server is made of, and small helpers. Each benchmark keeps its own fixture schema,
 // SQL and load shape.
 'use strict';
-const { fork } = require('node:child_process');
+const { execFile, fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -379,7 +379,42 @@ function runScript(main, server) {
   });
 }
 
+/**
+ * wrk's Lua script for a list of GET paths in rotation, with the bearer token, printing its
+ * summary as one BENCH_JSON line (bench/reads.js, bench/citus-reads.js).
+ */
+function wrkScript(paths, token) {
+  return `
+local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }
+local n = 0
+wrk.headers["Authorization"] = "Bearer ${token}"
+request = function()
+  n = n + 1
+  return wrk.format("GET", paths[(n % #paths) + 1])
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nBENCH_JSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
+end
+`;
+}
+
+/** One wrk run (BENCH_WRK, default `wrk` on the PATH): one thread, `connections`, the script above; its summary. */
+function wrk(base, scriptFile, seconds, connections) {
+  const bin = process.env.BENCH_WRK || 'wrk';
+  return new Promise((resolve, reject) => {
+    execFile(bin, ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', scriptFile, base], { maxBuffer: 1 << 20 }, (err, stdout) => {
+      if (err) return reject(err);
+      const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+      if (!line) return reject(new Error(`wrk printed no summary:\n${stdout}`));
+      resolve(JSON.parse(line.slice('BENCH_JSON '.length)));
+    });
+  });
+}
+
 module.exports = {
+  wrkScript, wrk,
   // Scaffolding
   DIST, DIST_B, envNumber, startDatabase, withDatabase, createFixtureDatabase, dropFixtureDatabase, tenantTableSql, serverMain, spawnServer,
   // What both servers of every benchmark share

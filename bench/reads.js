@@ -20,13 +20,12 @@
 // (process.cpuUsage of the server process / requests), PostgreSQL backends' CPU per request.
 // See bench/README.md; results in docs/performance.md ("Reads against 5bd9cb5 and the HTTP ceiling").
 'use strict';
-const { execFile } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { DIST, DIST_B, envNumber, startDatabase, withDatabase, dropFixtureDatabase, serverMain, spawnServer, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
+const { wrkScript, wrk: wrkWith, DIST, DIST_B, envNumber, startDatabase, withDatabase, dropFixtureDatabase, serverMain, spawnServer, TENANTS, STATUSES, startTablegate, asTenant, HttpError, createAuthenticate, errorHandler, fetchJson, median, backendCpu, backendCpuDelta, fmtCpu, runScript } = require('./lib');
 const { loadFixture, BASELINE_SQL: EXPANDED_SQL, DB_NAME, APP_ROLE } = require('./relations');
 
 const REF_DIST = path.resolve(process.env.TABLEGATE_REF_DIST || path.join(__dirname, '..', 'node_modules', '.cache', 'tg-5bd9cb5'));
@@ -34,6 +33,7 @@ const COLUMNS = ['id', 'tenant_id', 'user_id', 'status', 'total', 'placed_at', '
 const LIST_LIMIT = 20;
 const GET_IDS = 500;
 const CONNECTIONS = 32;
+const wrk = (base, scriptFile, seconds) => wrkWith(base, scriptFile, seconds, CONNECTIONS);
 
 // ---------------------------------------------------------------------------------------------
 // Servers
@@ -135,34 +135,7 @@ const onPostgrestUrls = (kind) => kind === 'postgrest' || kind === 'postgrest-b'
 // Load: wrk with a Lua script that rotates the URLs and prints its summary as JSON
 // ---------------------------------------------------------------------------------------------
 
-function wrkScript(paths, token) {
-  return `
-local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }
-local n = 0
-wrk.headers["Authorization"] = "Bearer ${token}"
-request = function()
-  n = n + 1
-  return wrk.format("GET", paths[(n % #paths) + 1])
-end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nBENCH_JSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
-end
-`;
-}
 
-function wrk(base, scriptFile, seconds) {
-  const bin = process.env.BENCH_WRK || 'wrk';
-  return new Promise((resolve, reject) => {
-    execFile(bin, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', scriptFile, base], { maxBuffer: 1 << 20 }, (err, stdout) => {
-      if (err) return reject(err);
-      const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
-      if (!line) return reject(new Error(`wrk printed no summary:\n${stdout}`));
-      resolve(JSON.parse(line.slice('BENCH_JSON '.length)));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Checks: every server answers every URL of a scenario with 200 and the same rows
