@@ -74,34 +74,30 @@ export async function runExpansion(ctx: GatewayContext & { readonly identity: Id
   let at = 0;
   try {
     return await db.transaction(identity, { readOnly, statements: expansion.operations.length }, async (inTransaction: Database) => {
-      const answers: (OperationAnswer | undefined)[] = [];
-      let bytes = 0;
+      const answers = new Answers(config.maxResponseBytes);
       for (const [i, op] of expansion.operations.entries()) {
         at = i;
         let ran = false;
         try {
-          const base = { request: op.request(answers), config, schema, db: inTransaction, identity };
+          const base = { request: op.request(answers.list), config, schema, db: inTransaction, identity };
           const parsed = { ...base, command: await stages.parse(base) };
           const allowed = { ...parsed, command: await stages.policy(parsed) };
           const listed = { ...allowed, command: await stages.allowList(allowed) };
           const plan = await stages.compile(listed);
           const result = await stages.execute({ ...listed, plan });
           ran = true;
-          const answer = parts.render(listed.command, plan, result);
-          bytes += answer.body === null ? 0 : Buffer.byteLength(answer.body);
-          if (bytes > config.maxResponseBytes) throw responseTooLarge(config.maxResponseBytes, bytes);
-          answers.push(answer);
+          answers.add(parts.render(listed.command, plan, result));
         } catch (err) {
           // A row its statement did not find (RLS hides it, or it does not exist), when the
           // request asked to skip those: the statement ran without error, the transaction goes on.
           if (ran && expansion.skipsNotFound && isGatewayError(err) && err.code === 'NOT_FOUND') {
-            answers.push(undefined);
+            answers.skip();
             continue;
           }
           throw located(err, where(i), label(i));
         }
       }
-      return expansion.answer(answers);
+      return expansion.answer(answers.list);
     });
   } catch (err) {
     if (isGatewayError(err)) throw err;
@@ -149,25 +145,42 @@ async function runCombined(
       byRow.set(Number(row[shape.row]), row);
     }
     const single = { shape: { kind: 'written', data: 0, count: 1 } } as const;
-    const answers: (OperationAnswer | undefined)[] = [];
-    let bytes = 0;
+    const answers = new Answers(config.maxResponseBytes);
     for (const [i, command] of commands.entries()) {
       const row = byRow.get(i);
       try {
-        const answer = parts.render(command, single, { rows: row ? [[row[shape.data] ?? null, row[shape.count] ?? null]] : [] });
-        bytes += answer.body === null ? 0 : Buffer.byteLength(answer.body);
-        if (bytes > config.maxResponseBytes) throw responseTooLarge(config.maxResponseBytes, bytes);
-        answers.push(answer);
+        answers.add(parts.render(command, single, { rows: row ? [[row[shape.data] ?? null, row[shape.count] ?? null]] : [] }));
       } catch (err) {
         if (expansion.skipsNotFound && isGatewayError(err) && err.code === 'NOT_FOUND') {
-          answers.push(undefined);
+          answers.skip();
           continue;
         }
-        throw located(err, expansion.operations[i]!.where, describeWhere(expansion.operations[i]!.where));
+        const where = expansion.operations[i]!.where;
+        throw located(err, where, describeWhere(where));
       }
     }
-    return expansion.answer(answers);
+    return expansion.answer(answers.list);
   });
+}
+
+/**
+ * The operations' answers in order, their bodies' bytes counted against max_response_bytes as
+ * they come (the one response holds them all); `undefined` for an operation skipped as not found.
+ */
+class Answers {
+  readonly list: (OperationAnswer | undefined)[] = [];
+  private bytes = 0;
+  constructor(private readonly maxBytes: number) {}
+
+  add(answer: OperationAnswer): void {
+    this.bytes += answer.body === null ? 0 : Buffer.byteLength(answer.body);
+    if (this.bytes > this.maxBytes) throw responseTooLarge(this.maxBytes, this.bytes);
+    this.list.push(answer);
+  }
+
+  skip(): void {
+    this.list.push(undefined);
+  }
 }
 
 function located(err: unknown, where: Readonly<Record<string, unknown>>, label: string): unknown {
