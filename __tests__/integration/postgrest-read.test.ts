@@ -3,7 +3,7 @@
  * (docs/postgrest-dialect.md, "Reads"). Fixture: __tests__/fixtures/080-postgrest.sql; every call
  * is tenant A's unless it says otherwise.
  */
-import { type PostgrestApp, usePostgrestApp } from '../support/postgrest-app';
+import { pgrstTokenB, type PostgrestApp, usePostgrestApp } from '../support/postgrest-app';
 
 let app: PostgrestApp;
 usePostgrestApp({}, (a) => (app = a));
@@ -314,10 +314,31 @@ describe('postgrest dialect: media types', () => {
     expect(maybe.data).toBeNull();
   });
 
-  it('csv() answers text/csv built by PostgreSQL, quoting as RFC 4180', async () => {
+  it("csv() answers PostgREST's CSV: the keys, then each row's record text without its parentheses", async () => {
     const { data, error } = await db().from('books').select('id,title,price,tags').in('id', [1, 3]).order('id').csv();
     expect(error).toBeNull();
-    expect(data).toBe('id,title,price,tags\n1,Notes on the Engine,10.50,"[""math"",""engine""]"\n3,Shirley,,"[""novel"",""yorkshire""]"');
+    // A value with white space or a comma is quoted, NULL is empty, an array is its text form.
+    expect(data).toBe('id,title,price,tags\n1,"Notes on the Engine",10.50,"{math,engine}"\n3,Shirley,,"{novel,yorkshire}"');
+  });
+
+  it('csv(): JSON, ranges and embeds in their text form, quotes doubled; aliases and spreads in the header', async () => {
+    const { data, error } = await db().from('books').select('id,meta,published,writer:authors!author_id(name),...authors!editor_id(born)').eq('id', 1).csv();
+    expect(error).toBeNull();
+    expect(data).toBe('id,meta,published,writer,born\n1,"{""isbn"": ""111"", ""lang"": ""en"", ""stats"": {""reads"": 10}}","[1843-01-01,1844-01-01)","{""name"":""Ada""}",1816-04-21');
+  });
+
+  it("csv(): no rows is a line break alone, as PostgREST answers; another tenant's rows are not there", async () => {
+    const none = await db().from('books').select('id,title').eq('id', 11).csv();
+    expect(none.error).toBeNull();
+    expect(none.data).toBe('\n');
+    const b = await app.client(pgrstTokenB).from('books').select('id,title').order('id').csv();
+    expect(b.data).toBe('id,title\n11,"Tenant B Secrets"\n12,"Tenant B Science"');
+  });
+
+  it('csv() of a grouped level: aggregates and count() in their text form', async () => {
+    const { data, error } = await db().from('books').select('genre,count(),pages.sum()').order('genre').csv();
+    expect(error).toBeNull();
+    expect(data).toBe('genre,count,sum\nfiction,2,900\nscience,2,270\npoetry,1,80');
   });
 
   it('an Accept the dialect does not serve is 406 PGRST107', async () => {

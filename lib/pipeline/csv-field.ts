@@ -1,16 +1,13 @@
 /**
- * CSV quoting (RFC 4180), in one place for the three forms a CSV field is made in: a JS string
- * (an export's header line), the bytes PostgreSQL sent (an export's rows, encoded without a JS
- * string: lib/db/export-row-encoder.ts), and SQL (a read whose body PostgreSQL builds:
- * lib/stages/compile/compile-read.ts). The rule: a field holding a comma, a double quote, CR or LF
- * is written between double quotes, each quote doubled.
+ * CSV quoting (RFC 4180) for the default grammar's exports, in one place for the two forms a field
+ * is made in: a JS string (an export's header line) and the bytes PostgreSQL sent (an export's
+ * rows, encoded without a JS string: lib/db/export-row-encoder.ts). The rule: a field holding a
+ * comma, a double quote, CR or LF is written between double quotes, each quote doubled; an empty
+ * string is `""` so that it differs from NULL (an empty field), as COPY ... CSV does.
  *
- * The two bodies differ in one case, as their references do: an export writes an empty string as
- * `""` so that it differs from NULL (an empty field), as COPY ... CSV does; a read's CSV body
- * writes both as an empty field.
+ * A `read`'s CSV body is another form, a record's text without its parentheses, built by
+ * PostgreSQL (lib/stages/compile/compile-read.ts; docs/postgrest-dialect.md, "CSV").
  */
-import { sql, type Sql } from '../sql/sql';
-
 /** The characters that make a field need quotes. */
 const special = /[",\r\n]/;
 
@@ -31,9 +28,4 @@ export function csvBytesNeedQuotes(b: Buffer, at: number, end: number): boolean 
     if (c === COMMA || c === QUOTE || c === LF || c === CR) return true;
   }
   return false;
-}
-
-/** A read body's field in SQL: NULL as an empty field, a value holding a special character quoted. */
-export function csvFieldSql(value: Sql): Sql {
-  return sql`CASE WHEN ${value} IS NULL THEN '' WHEN ${value} ~ '[",\r\n]' THEN '"' || replace(${value}, '"', '""') || '"' ELSE ${value} END`;
 }

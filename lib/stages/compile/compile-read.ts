@@ -13,7 +13,6 @@ import { assertNever } from '../../command/command';
 import { geometryItem } from '../../command/geometry-item';
 import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { GatewayError } from '../../errors/gateway-error';
-import { csvFieldSql } from '../../pipeline/csv-field';
 import { assertComparable } from './comparison-operator';
 import { compileCondition, fieldExpr, hasRows } from './compile-condition';
 import { orderValue } from './compile-order-value';
@@ -38,7 +37,7 @@ class Aliases {
 export function compileRead(command: ReadCommand, rootFrom?: (alias: Sql) => Sql, estimateCap = defaultEstimateCap): Sql {
   const aliases = new Aliases();
   const root = command.root;
-  const level = compileLevel(root, aliases, () => [], true, rootFrom, featureOf(command));
+  const level = compileLevel(root, aliases, () => [], true, rootFrom, featureOf(command), command.media === 'csv');
   const json = command.stripNulls === true ? sql`json_strip_nulls(${level.json})` : level.json;
   const page = sql`SELECT ${json} AS j${level.rest}`;
   const total = compileTotal(command, aliases, rootFrom, estimateCap);
@@ -56,15 +55,33 @@ function bodyOf(command: ReadCommand): Sql {
     case 'object':
       return sql`(array_agg(_p.j))[1]::text`;
     case 'csv':
-      // Header from the first row's keys, then one line per row; a value with a comma, quote or
-      // line break is quoted, quotes doubled (RFC 4180); NULL is an empty field.
-      return sql`coalesce((SELECT string_agg(_csv.q, ',' ORDER BY _csv.n) FROM (SELECT ${csvFieldSql(sql`_k.k`)} AS q, _k.n FROM json_object_keys((array_agg(_p.j))[1]) WITH ORDINALITY AS _k(k, n)) AS _csv) || E'\\n' || string_agg((SELECT string_agg(${csvFieldSql(sql`_v.value`)}, ',' ORDER BY _v.n) FROM json_each_text(_p.j) WITH ORDINALITY AS _v(key, value, n)), E'\\n'), '')`;
+      // A read's CSV (docs/postgrest-dialect.md, "CSV"): the keys joined by commas when
+      // there are rows (else nothing), a line break, then each row's record text without its
+      // parentheses, rows joined by line breaks. A record's text quotes a value that is empty or
+      // holds a comma, quote, backslash, parenthesis or white space, doubling quotes and
+      // backslashes; NULL is an empty field; values are in their types' text form (`t`, `{a,b}`).
+      // The keys are one bound value.
+      return sql`CASE WHEN count(*) = 0 THEN '' ELSE ${csvHeader(command.root)}::text END || E'\\n' || coalesce(string_agg(substring(_p.j::text, 2, length(_p.j::text) - 2), E'\\n'), '')`;
     case 'geojson':
       // Each `_p.j` is a Feature (compileLevel with `feature`): a GeoJSON FeatureCollection.
       return sql`json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(_p.j), '[]'))::text`;
     default:
       return assertNever(command.media, 'media');
   }
+}
+
+/** The CSV header: the top level's keys (a spread embed's keys in its place), joined by commas, unquoted. */
+function csvHeader(node: ReadNode): string {
+  return levelEntries(node.items, () => empty, new Map(), 'keys').map((e) => e.key).join(',');
+}
+
+/**
+ * One key of a spread embed's JSON: as JSON in a row object; in a CSV row as its text (a
+ * string without JSON quotes, a number as written), standing for the related row's column in
+ * the row (docs/postgrest-dialect.md, "What differs": booleans and timestamps there).
+ */
+function spreadValue(json: Sql, key: string, asText: boolean): Sql {
+  return asText ? sql`${json} ->> ${key}::text` : sql`${json} -> ${key}::text`;
 }
 
 /**
@@ -154,7 +171,7 @@ interface LevelSql {
  * GROUP BY names `_g` columns, never expressions with bound values, which PostgreSQL could not
  * match to the select list's.
  */
-function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql, feature?: Feature): LevelSql {
+function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql, feature?: Feature, asRecord = false): LevelSql {
   const a = aliases.next('_n');
   const t = node.table;
   const embeds = node.items.filter((i): i is Extract<SelectItem, { kind: 'embed' }> => i.kind === 'embed').map((i) => i.embed);
@@ -175,7 +192,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   // row costs PostgreSQL about a quarter less than json_build_object with one key per column
   // (docs/performance.md, "Rows as records"), and its text is compact
   // (`{"id":1}`). The names are the schema's column names, never caller text.
-  const record = feature === undefined && plainColumns(node.items) ? aliases.next('_r') : null;
+  const record = feature === undefined && !asRecord && plainColumns(node.items) ? aliases.next('_r') : null;
   if (record !== null) {
     const columns = node.items.map((i) => sql`${a}.${ident((i as FieldItem).field.column.name)}`);
     joins.push(sql` CROSS JOIN LATERAL (SELECT ${join(columns)}) AS ${record}`);
@@ -196,7 +213,9 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
   if (!grouped) {
     const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ expr, o }) => orderSql(expr, o.descending, o.nulls)))}` : empty;
-    const properties = record !== null ? sql`to_json(${record}.*)` : objectOf(itemPairs(feature ? node.items.filter((_, i) => i !== feature.index) : node.items, (i) => valueOf(i, a, aliases), joined));
+    const entries = () => levelEntries(feature ? node.items.filter((_, i) => i !== feature.index) : node.items, (i) => valueOf(i, a, aliases), joined, asRecord ? 'record' : 'json');
+    // A CSV row is the record of the values in their own types (csvHeader, bodyOf).
+    const properties = asRecord ? recordOf(entries()) : record !== null ? sql`to_json(${record}.*)` : objectOf(entries());
     const geometryItem = feature ? node.items[feature.index] : undefined;
     const json = feature && geometryItem?.kind === 'field' ? featureJson(feature, valueOf(geometryItem, a, aliases), properties) : properties;
     // The page first, then its rows' embeds: when no condition or ordering reads an embed, the
@@ -216,13 +235,13 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   // Grouped: the fields (cast, not yet aggregated) and the ordering values as `_g` columns.
   const g = aliases.next('_g');
   const inner: Sql[] = [];
-  const pairs: Sql[] = [];
+  const pairs: Entry[] = [];
   const groupBy: Sql[] = [];
   let geometry: Sql | null = null;
   node.items.forEach((item, i) => {
     const col = ident(`c${i}`);
     if (item.kind === 'count') {
-      pairs.push(sql`${item.key}::text, ${castTo(sql`count(*)`, item.resultCast)}`);
+      pairs.push({ key: item.key, value: castTo(sql`count(*)`, item.resultCast) });
       return;
     }
     if (item.kind === 'embed') {
@@ -231,18 +250,18 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
       inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
       groupBy.push(sql`${g}.${col}`);
       if (e.node.items.length === 0) return;
-      if (!e.spread) pairs.push(sql`${e.key}::text, ${g}.${col}`);
-      else for (const k of spreadKeys(e.node)) pairs.push(sql`${k}::text, ${g}.${col} -> ${k}::text`);
+      if (!e.spread) pairs.push({ key: e.key, value: sql`${g}.${col}` });
+      else for (const k of spreadKeys(e.node)) pairs.push({ key: k, value: spreadValue(sql`${g}.${col}`, k, asRecord) });
       return;
     }
     inner.push(sql`${castTo(fieldExpr(item.field, a), item.cast)} AS ${col}`);
     if (item.aggregate === null) {
       groupBy.push(sql`${g}.${col}`);
       if (feature?.index === i) geometry = sql`${g}.${col}`;
-      else pairs.push(sql`${item.key}::text, ${g}.${col}`);
+      else pairs.push({ key: item.key, value: sql`${g}.${col}` });
     } else {
       const fn = item.aggregate === 'count' ? sql`count` : item.aggregate === 'sum' ? sql`sum` : item.aggregate === 'avg' ? sql`avg` : item.aggregate === 'min' ? sql`min` : sql`max`;
-      pairs.push(sql`${item.key}::text, ${castTo(sql`${fn}(${g}.${col})`, item.resultCast)}`);
+      pairs.push({ key: item.key, value: castTo(sql`${fn}(${g}.${col})`, item.resultCast) });
     }
   });
   orderTerms.forEach(({ expr }, i) => {
@@ -252,7 +271,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   if (inner.length === 0) inner.push(sql`1 AS c`);
   const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ o }, i) => orderSql(sql`${g}.${ident(`o${i}`)}`, o.descending, o.nulls)))}` : empty;
   const group = groupBy.length ? sql` GROUP BY ${join(groupBy)}` : empty;
-  const json = feature && geometry ? featureJson(feature, geometry, objectOf(pairs)) : objectOf(pairs);
+  const json = asRecord ? recordOf(pairs) : feature && geometry ? featureJson(feature, geometry, objectOf(pairs)) : objectOf(pairs);
   return { alias: a, json, rest: sql` FROM (SELECT ${join(inner)}${from}) AS ${g}${group}${orderBy}${page}` };
 }
 
@@ -300,8 +319,8 @@ function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: read
   if (e.spread) {
     // A spread to-many level: each of its fields becomes an array of values.
     const keys = spreadKeys(e.node);
-    const pairs = keys.map((k) => sql`${k}::text, coalesce(json_agg(${s}.j -> ${k}::text), '[]')`);
-    return sql`SELECT ${objectOf(pairs)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
+    const entries = keys.map((key) => ({ key, value: sql`coalesce(json_agg(${s}.j -> ${key}::text), '[]')` }));
+    return sql`SELECT ${objectOf(entries)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
   }
   return sql`SELECT coalesce(json_agg(${s}.j), '[]') AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
 }
@@ -335,38 +354,55 @@ export function spreadKeys(node: ReadNode): string[] {
   return keys;
 }
 
-/** `key, value` pairs of a level's row object; a spread embed contributes each of its keys. */
-function itemPairs(items: readonly SelectItem[], value: (i: FieldItem) => Sql, joined: ReadonlyMap<Embed, Sql>): Sql[] {
-  const pairs: Sql[] = [];
+/** One key of a row object and its value. */
+interface Entry {
+  readonly key: string;
+  readonly value: Sql;
+}
+
+/**
+ * The keys and values of a level's row object; a spread embed contributes each of its keys.
+ * `rel()` (no items: joined for `!inner` or a filter) contributes none.
+ */
+function levelEntries(items: readonly SelectItem[], value: (i: FieldItem) => Sql, joined: ReadonlyMap<Embed, Sql>, use: 'json' | 'record' | 'keys' = 'json'): Entry[] {
+  const keysOnly = use === 'keys';
+  const entries: Entry[] = [];
   for (const item of items) {
     switch (item.kind) {
       case 'field':
-        pairs.push(sql`${item.key}::text, ${value(item)}`);
+        entries.push({ key: item.key, value: value(item) });
         break;
       case 'count':
-        // Only in grouped levels (compileLevel's other branch).
-        throw new Error('count() outside a grouped level');
+        // Only in grouped levels (compileLevel's other branch); its key for the CSV header.
+        if (!keysOnly) throw new Error('count() outside a grouped level');
+        entries.push({ key: item.key, value: empty });
+        break;
       case 'embed': {
-        const alias = joined.get(item.embed)!;
-        // `rel()`: joined (for !inner or a filter), not returned.
         if (item.embed.node.items.length === 0) break;
-        if (!item.embed.spread) pairs.push(sql`${item.embed.key}::text, ${alias}.j`);
-        else for (const k of spreadKeys(item.embed.node)) pairs.push(sql`${k}::text, ${alias}.j -> ${k}::text`);
+        const alias = keysOnly ? empty : joined.get(item.embed)!;
+        if (!item.embed.spread) entries.push({ key: item.embed.key, value: sql`${alias}.j` });
+        else for (const k of spreadKeys(item.embed.node)) entries.push({ key: k, value: spreadValue(sql`${alias}.j`, k, use === 'record') });
         break;
       }
       default:
         assertNever(item, 'select item');
     }
   }
-  return pairs;
+  return entries;
 }
 
 function valueOf(item: FieldItem, a: Sql, aliases: Aliases): Sql {
   return castTo(fieldExpr(item.field, a), item.cast);
 }
 
-/** json_build_object of the pairs; above 50 pairs, objects of 50 merged (jsonb, so the keys of such wide rows come out in jsonb's order). */
-function objectOf(pairs: readonly Sql[]): Sql {
+/** A record of the entries' values, in order: a CSV row (its text, without the parentheses, is the CSV line). */
+function recordOf(entries: readonly Entry[]): Sql {
+  return sql`ROW(${join(entries.map((e) => e.value))})`;
+}
+
+/** json_build_object of the entries; above 50, objects of 50 merged (jsonb, so the keys of such wide rows come out in jsonb's order). */
+function objectOf(entries: readonly Entry[]): Sql {
+  const pairs = entries.map((e) => sql`${e.key}::text, ${e.value}`);
   if (pairs.length <= PAIRS_PER_OBJECT) return sql`json_build_object(${join(pairs)})`;
   const chunks: Sql[] = [];
   for (let i = 0; i < pairs.length; i += PAIRS_PER_OBJECT) chunks.push(sql`json_build_object(${join(pairs.slice(i, i + PAIRS_PER_OBJECT))})::jsonb`);
