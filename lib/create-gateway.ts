@@ -135,7 +135,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // its hooks in execute and its grammar in the description. Picked once, here.
   const rest = createRestDoor({ cursors, exportStats });
   const queryAllowList = config.allowListPath === undefined ? undefined : loadQueryAllowList(config.allowListPath);
-  const door: Door = config.dialect === 'postgrest' ? createPostgrestDoor(config.schemas) : rest;
+  const door: Door = config.dialect === 'postgrest' ? createPostgrestDoor(config.schemas, config.postgrestVersion) : rest;
   // The allow-list compares patterns spelled in the grammar of the door a request came through.
   const allowListFor = (d: Door): Stages['allowList'] =>
     createAllowListStage({

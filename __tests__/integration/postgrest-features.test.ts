@@ -138,6 +138,57 @@ describe('postgrest_version 12 and 13', () => {
     expect((await app.client().from('authors').select('name, ...books!author_id(title)').eq('id', 1)).data).toEqual([{ name: 'Ada', title: ['Notes on the Engine'] }]);
   });
 
+  it("object+json with several rows: PGRST116 in each version's words", async () => {
+    const v12 = await appWith({ postgrestVersion: 12 });
+    const details = 'The result contains 5 rows';
+    expect(await app.client().from('books').select('id').single()).toMatchObject({ status: 406, error: { code: 'PGRST116', message: 'Cannot coerce the result to a single JSON object', details } });
+    expect(await v12.client().from('books').select('id').single()).toMatchObject({ status: 406, error: { code: 'PGRST116', message: 'JSON object requested, multiple (or no) rows returned', details } });
+    // A singular write too (rolled back): the same words.
+    const write = await v12.client().from('books').update({ pages: 1 }).eq('genre', 'fiction').select('id').single();
+    expect(write).toMatchObject({ status: 406, error: { code: 'PGRST116', message: 'JSON object requested, multiple (or no) rows returned' } });
+    expect((await app.client().from('books').select('pages').eq('id', 2)).data).toEqual([{ pages: 500 }]);
+  });
+
+  it('a schema that is not exposed: PGRST106 in 13 words with a hint, in 12 words without', async () => {
+    const v12 = await appWith({ postgrestVersion: 12 });
+    expect(await app.client(undefined, 'secret').from('books').select('id')).toMatchObject({
+      status: 406,
+      error: { code: 'PGRST106', message: 'Invalid schema: secret', hint: 'Only the following schemas are exposed: pgrst, pgrst_alt' },
+    });
+    expect(await v12.client(undefined, 'secret').from('books').select('id')).toMatchObject({
+      status: 406,
+      error: { code: 'PGRST106', message: 'The schema must be one of the following: pgrst, pgrst_alt', hint: null },
+    });
+  });
+
+  it('an expired token: 401 "JWT expired", PGRST303 in 13 and PGRST301 in 12, with error_description; other bad tokens stay generic', async () => {
+    const v12 = await appWith({ postgrestVersion: 12 });
+    const expired = signToken({ tenant_id: TENANT_A, exp: Math.floor(Date.now() / 1000) - 600 });
+    for (const [server, code] of [[app, 'PGRST303'], [v12, 'PGRST301']] as const) {
+      const res = await fetch(`${server.url}/books`, { headers: { Authorization: `Bearer ${expired}` } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="JWT expired"');
+      expect(await res.json()).toEqual({ code, message: 'JWT expired', details: null, hint: null });
+      expect(await server.client(expired).from('books').select('id')).toMatchObject({ status: 401, error: { code, message: 'JWT expired' } });
+    }
+    // A forged token (another key) with a past exp: the signature fails first; the generic answer.
+    const forged = signToken({ tenant_id: TENANT_A, exp: Math.floor(Date.now() / 1000) - 600 }, 'another-secret-of-at-least-32-bytes!!');
+    const res = await fetch(`${app.url}/books`, { headers: { Authorization: `Bearer ${forged}` } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(await res.json()).toEqual({ code: 'PGRST301', message: 'The bearer token is invalid or expired.', details: null, hint: null });
+  });
+
+  it('a path that is not a route: PGRST125 in 13, an empty object in 12, both 404', async () => {
+    const v12 = await appWith({ postgrestVersion: 12 });
+    const r13 = await fetch(`${app.url}/books/1/2`, { headers: bearer() });
+    expect(r13.status).toBe(404);
+    expect(((await r13.json()) as { code: string }).code).toBe('PGRST125');
+    const r12 = await fetch(`${v12.url}/books/1/2`, { headers: bearer() });
+    expect(r12.status).toBe(404);
+    expect(await r12.json()).toEqual({});
+  });
+
   it('an unknown table: PGRST205 in 13, 42P01 in 12, both 404', async () => {
     const v12 = await appWith({ postgrestVersion: 12 });
     expect(await app.client().from('nope').select()).toMatchObject({ status: 404, error: { code: 'PGRST205' } });

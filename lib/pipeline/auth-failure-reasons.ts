@@ -1,7 +1,9 @@
 /**
  * Why the auth stage refused a request, as one word from a fixed list: the `reason` label of
- * `tablegate_auth_failures_total` (docs/architecture.md, "Metrics"). The caller is never told
- * which check failed (one generic message); only the operator's metrics are.
+ * `tablegate_auth_failures_total` (docs/architecture.md, "Metrics"). The caller is not told which
+ * check failed (one generic message; a door may tell `expired` apart, which is only checked after
+ * the signature verified: docs/postgrest-dialect.md, "Errors"); the operator's
+ * metrics are.
  * In: the error the auth stage threw. Out: one of `authFailureReasons`.
  * Never: a word made from request text (a label value an attacker could invent).
  */

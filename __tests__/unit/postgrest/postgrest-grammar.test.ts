@@ -91,4 +91,26 @@ describe('error bodies', () => {
     expect(postgrestErrorBody(new GatewayError('FORBIDDEN', 'no', { details: { table: 't' } }), false)).toEqual({ status: 403, body: { code: '42501', message: 'no', details: '{"table":"t"}', hint: null } });
     expect([sqlstateStatus('PT418', false), sqlstateStatus('P0001', false), sqlstateStatus('08006', false), sqlstateStatus('22P02', false)]).toEqual([418, 400, 503, 400]);
   });
+
+  it("in postgrest_version 12's words where they differ; an expired token told apart in both", () => {
+    const several = new PostgrestError('PGRST116', 'Cannot coerce the result to a single JSON object', { details: 'The result contains 2 rows' });
+    expect(postgrestErrorBody(several, false, 13).body).toMatchObject({ message: 'Cannot coerce the result to a single JSON object' });
+    expect(postgrestErrorBody(several, false, 12).body).toMatchObject({ message: 'JSON object requested, multiple (or no) rows returned', details: 'The result contains 2 rows' });
+    const schema = (): unknown => selectSchema({ method: 'GET', headers: { 'accept-profile': 'c' } } as unknown as GatewayRequest, ['a', 'b']);
+    let thrown: unknown;
+    try {
+      schema();
+    } catch (err) {
+      thrown = err;
+    }
+    expect(postgrestErrorBody(thrown as PostgrestError, false, 13).body).toEqual({ code: 'PGRST106', message: 'Invalid schema: c', details: null, hint: 'Only the following schemas are exposed: a, b' });
+    expect(postgrestErrorBody(thrown as PostgrestError, false, 12).body).toEqual({ code: 'PGRST106', message: 'The schema must be one of the following: a, b', details: null, hint: null });
+    const notRoute = new PostgrestError('PGRST125', 'Invalid path specified in request URL');
+    expect(postgrestErrorBody(notRoute, false, 12)).toEqual({ status: 404, body: {} });
+    const expired = new GatewayError('UNAUTHORIZED', 'The bearer token is invalid or expired.', { reason: 'expired' });
+    expect(postgrestErrorBody(expired, false, 13)).toMatchObject({ status: 401, body: { code: 'PGRST303', message: 'JWT expired' } });
+    expect(postgrestErrorBody(expired, false, 12)).toMatchObject({ status: 401, body: { code: 'PGRST301', message: 'JWT expired' } });
+    const forged = new GatewayError('UNAUTHORIZED', 'The bearer token is invalid or expired.', { reason: 'bad_signature' });
+    expect(postgrestErrorBody(forged, false, 13)).toEqual({ status: 401, body: { code: 'PGRST301', message: 'The bearer token is invalid or expired.', details: null, hint: null } });
+  });
 });

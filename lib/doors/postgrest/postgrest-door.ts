@@ -12,10 +12,11 @@ import { createPostgrestParseStage } from './parse/create-postgrest-parse-stage'
 import { requestSettings } from './request-settings';
 import { renderPostgrest } from './respond/render-postgrest';
 import { sendPostgrest, sendPostgrestError } from './respond/send-postgrest';
+import type { PostgrestVersion } from './respond/postgrest-error-body';
 import { translateDatabaseError } from './translate-database-error';
 
-/** `schemas` name the profiles in Content-Range etc. */
-export function createPostgrestDoor(schemas: readonly string[]): Door {
+/** `schemas` name the profiles in Content-Range etc.; `version`: whose wording errors take (`postgrest_version`). */
+export function createPostgrestDoor(schemas: readonly string[], version: PostgrestVersion): Door {
   return {
     name: 'postgrest',
     parse: createPostgrestParseStage(),
@@ -27,7 +28,7 @@ export function createPostgrestDoor(schemas: readonly string[]): Door {
       if (result.stream) return refuseStream(command.kind, result.stream);
       sendPostgrest(res, renderPostgrest(command, plan, result, schemas));
     },
-    sendError: sendPostgrestError,
+    sendError: (res, err, requestId, anonymous) => sendPostgrestError(res, err, requestId, anonymous, version),
   };
 }
 

@@ -46,19 +46,33 @@ export const postgrestCodes = {
 
 export type PostgrestCode = keyof typeof postgrestCodes;
 
+/** How PostgREST 12 worded an error where 13 words it otherwise (docs/postgrest-dialect.md, "PostgREST 12 and 13"). */
+export interface Wording {
+  readonly message: string;
+  readonly hint: string | null;
+}
+
 export class PostgrestError extends GatewayError {
   readonly pgrstCode: PostgrestCode;
   readonly pgrstStatus: number;
+  /** The message and hint with `postgrest_version = 12`, when they differ from 13's (the message given). */
+  readonly wording12: Wording | undefined;
 
   /** `status`: where PostgREST sends one code with two statuses (PGRST107: 406 for Accept, 415 for Content-Type). */
-  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number; names?: NameHint } = {}) {
-    const { status, ...rest } = options;
+  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number; names?: NameHint; wording12?: Wording } = {}) {
+    const { status, wording12, ...rest } = options;
     super(postgrestCodes[code].code, message, rest);
     this.name = 'PostgrestError';
     this.pgrstCode = code;
     this.pgrstStatus = status ?? postgrestCodes[code].status;
+    this.wording12 = wording12 ?? versionOneWording[code];
   }
 }
+
+/** Messages PostgREST 12 words otherwise whatever the request (its src/PostgREST/Error.hs). */
+const versionOneWording: Partial<Record<PostgrestCode, Wording>> = {
+  PGRST116: { message: 'JSON object requested, multiple (or no) rows returned', hint: null },
+};
 
 export function isPostgrestError(value: unknown): value is PostgrestError {
   return value instanceof PostgrestError;

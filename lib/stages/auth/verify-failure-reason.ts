@@ -1,7 +1,8 @@
 /**
  * Which check a token failed, from jose's error (its `code`, and `claim` for a claim check), as a
- * word of lib/pipeline/auth-failure-reasons.ts. Only for the failure counter: the caller still
- * gets one generic message (create-auth-stage.ts).
+ * word of lib/pipeline/auth-failure-reasons.ts. For the failure counter; the caller gets one
+ * generic message (create-auth-stage.ts), except that a door may tell an expired token apart
+ * (docs/postgrest-dialect.md, "Errors").
  * In: what `jwtVerify` threw. Out: a reason. Never: text taken from the token.
  */
 import type { AuthFailureReason } from '../../pipeline/auth-failure-reasons';

@@ -17,7 +17,10 @@ export function selectSchema(request: GatewayRequest, schemas: readonly string[]
   if (header === undefined || header.trim() === '') return schemas[0]!;
   const wanted = header.trim();
   if (schemas.includes(wanted)) return wanted;
-  throw new PostgrestError('PGRST106', 'Invalid schema: ' + clip(wanted), { hint: `Only the following schemas are exposed: ${schemas.join(', ')}` });
+  throw new PostgrestError('PGRST106', 'Invalid schema: ' + clip(wanted), {
+    hint: `Only the following schemas are exposed: ${schemas.join(', ')}`,
+    wording12: { message: `The schema must be one of the following: ${schemas.join(', ')}`, hint: null },
+  });
 }
 
 export interface Accepted {

@@ -11,8 +11,14 @@ import { isPostgrestError, RaisedPostgrestError } from '../postgrest-error';
 
 export interface PostgrestErrorBody {
   readonly status: number;
-  readonly body: { code: string; message: string; details: string | null; hint: string | null };
+  /** PostgREST 12's 404 for a path that is not a route is an empty object. */
+  readonly body: { code: string; message: string; details: string | null; hint: string | null } | Record<string, never>;
+  /** Headers in place of the error's own (an expired token's WWW-Authenticate). */
+  readonly headers?: Record<string, string>;
 }
+
+/** The PostgREST version whose wording the dialect answers in (`postgrest_version`). */
+export type PostgrestVersion = 12 | 13;
 
 /** Catalogue codes without a SQLSTATE -> PostgREST's code and status for the same case. */
 const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
@@ -43,11 +49,22 @@ const byCode: Record<ErrorCode, { code: string; status: number | null }> = {
   FUNCTION_STATUS: { code: 'PGRST000', status: null },
 };
 
-export function postgrestErrorBody(error: GatewayError, anonymous: boolean): PostgrestErrorBody {
+export function postgrestErrorBody(error: GatewayError, anonymous: boolean, version: PostgrestVersion = 13): PostgrestErrorBody {
+  // An expired token is told apart, as PostgREST does: clients refresh their session on it.
+  // Only after the signature verified is `exp` checked, so it says nothing about a forged token.
+  if (error.code === 'UNAUTHORIZED' && error.reason === 'expired') {
+    return {
+      status: 401,
+      body: { code: version === 12 ? 'PGRST301' : 'PGRST303', message: 'JWT expired', details: null, hint: null },
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="JWT expired"' },
+    };
+  }
   const hint = error.hint ?? null;
   if (error instanceof RaisedPostgrestError) return { status: error.pgrstStatus, body: { ...error.body, code: error.body.code ?? '', message: error.body.message ?? '' } };
   if (isPostgrestError(error)) {
-    return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: error.message, details: detailsText(error.details), hint } };
+    if (version === 12 && error.pgrstCode === 'PGRST125') return { status: 404, body: {} };
+    const worded = version === 12 && error.wording12 ? error.wording12 : { message: error.message, hint };
+    return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: worded.message, details: detailsText(error.details), hint: worded.hint } };
   }
   const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<string, unknown>;
   const sqlstate = typeof details['sqlstate'] === 'string' ? details['sqlstate'] : undefined;
@@ -61,6 +78,7 @@ export function postgrestErrorBody(error: GatewayError, anonymous: boolean): Pos
     return { status, body: { code: sqlstate, message, details: detail, hint } };
   }
   const mapped = byCode[error.code];
+  if (version === 12 && mapped.code === 'PGRST125') return { status: 404, body: {} };
   return { status: mapped.status ?? error.status, body: { code: mapped.code, message: error.message, details: detailsText(error.details), hint } };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { toPublicError } from '../../../http/send-error';
-import { postgrestErrorBody } from './postgrest-error-body';
+import { postgrestErrorBody, type PostgrestVersion } from './postgrest-error-body';
 import type { PostgrestResponse } from './render-postgrest';
 
 export function sendPostgrest(res: ServerResponse, response: PostgrestResponse): void {
@@ -20,15 +20,15 @@ export function sendPostgrest(res: ServerResponse, response: PostgrestResponse):
   res.end(res.req?.method === 'HEAD' ? undefined : response.body);
 }
 
-export function sendPostgrestError(res: ServerResponse, err: unknown, requestId: string, anonymous: boolean): void {
+export function sendPostgrestError(res: ServerResponse, err: unknown, requestId: string, anonymous: boolean, version: PostgrestVersion): void {
   const error = toPublicError(err, requestId);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const { status, body } = postgrestErrorBody(error, anonymous);
+  const { status, body, headers } = postgrestErrorBody(error, anonymous, version);
   res.statusCode = status;
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(headers ?? error.headers)) res.setHeader(name, value);
   if (status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer');
   const text = JSON.stringify(body);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
