@@ -119,6 +119,65 @@ describe('the plan media type', () => {
     expect(plan[0]!.Plan).toHaveProperty('Actual Rows');
   });
 
+  it('for= chooses the body whose statement is explained; the media type echoes for= and the options as listed', async () => {
+    const open = await appWith({ explainRoles: ['member'] });
+    const outputOf = async (accept: string): Promise<{ type: string | null; output: string }> => {
+      const res = await fetch(`${open.url}/books?select=id,title&id=lt.3`, { headers: { ...bearer(), Accept: accept } });
+      expect(res.status).toBe(200);
+      const plan = (await res.json()) as { Plan: { Output: string[] } }[];
+      return { type: res.headers.get('content-type'), output: plan[0]!.Plan.Output.join(' ') };
+    };
+    const json = await outputOf('application/vnd.pgrst.plan+json; options=verbose');
+    expect(json.type).toBe('application/vnd.pgrst.plan+json; for="application/json"; options=verbose; charset=utf-8');
+    expect(json.output).toContain('json_agg');
+    const object = await outputOf('application/vnd.pgrst.plan+json; for="application/vnd.pgrst.object"; options=verbose');
+    expect(object.type).toBe('application/vnd.pgrst.plan+json; for="application/vnd.pgrst.object+json"; options=verbose; charset=utf-8');
+    expect(object.output).toContain('array_agg');
+    expect(object.output).not.toContain('json_agg');
+    const csv = await outputOf('application/vnd.pgrst.plan+json; for="text/csv"; options=verbose|analyze');
+    expect(csv.type).toBe('application/vnd.pgrst.plan+json; for="text/csv"; options=verbose|analyze; charset=utf-8');
+    expect(csv.output).toContain('string_agg');
+    const text = await fetch(`${open.url}/books?select=id`, { headers: { ...bearer(), Accept: 'application/vnd.pgrst.plan' } });
+    expect(text.headers.get('content-type')).toBe('application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
+    expect(await text.text()).toMatch(/^Aggregate/);
+    const unknownFor = await fetch(`${open.url}/books`, { headers: { ...bearer(), Accept: 'application/vnd.pgrst.plan+json; for="application/xml"' } });
+    expect(unknownFor.status).toBe(406);
+  });
+
+  it('explains writes and calls too, under the same rule; without analyze nothing is written', async () => {
+    const open = await appWith({ explainRoles: ['member'] });
+    const planHeaders = { ...bearer(), Accept: 'application/vnd.pgrst.plan+json', 'Content-Type': 'application/json' };
+    const insert = await fetch(`${open.url}/shelves`, { method: 'POST', headers: planHeaders, body: JSON.stringify({ id: 50, label: 'Planned' }) });
+    expect(insert.status).toBe(200);
+    expect(insert.headers.get('content-type')).toBe('application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8');
+    const plan = (await insert.json()) as { Plan: { 'Node Type': string; Plans?: { 'Node Type': string; Operation?: string }[] } }[];
+    expect(JSON.stringify(plan)).toContain('"Operation":"Insert"');
+    expect((await open.client().from('shelves').select('id').eq('id', 50)).data).toEqual([]);
+    const update = await fetch(`${open.url}/books?id=eq.1`, { method: 'PATCH', headers: { ...planHeaders, Prefer: 'return=representation' }, body: JSON.stringify({ pages: 1 }) });
+    expect(update.status).toBe(200);
+    expect(JSON.stringify(await update.json())).toContain('"Operation":"Update"');
+    const del = await fetch(`${open.url}/books?id=eq.1`, { method: 'DELETE', headers: { ...bearer(), Accept: 'application/vnd.pgrst.plan+text' } });
+    expect(del.headers.get('content-type')).toBe('application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
+    expect(await del.text()).toMatch(/Delete on/);
+    expect((await open.client().from('books').select('pages').eq('id', 1)).data).toEqual([{ pages: 120 }]);
+    // Calls: a set of rows (read as the plan's for= body) and a scalar.
+    const rows = await open.client().rpc('books_by_genre', { g: 'science' }).explain({ format: 'json' });
+    expect(rows.error).toBeNull();
+    // A SQL function is inlined: its query's scan of books is in the plan.
+    expect(JSON.stringify(rows.data)).toContain('"Relation Name":"books"');
+    const scalar = await fetch(`${open.url}/rpc/add?a=1&b=2`, { headers: { ...bearer(), Accept: 'application/vnd.pgrst.plan+json; options=analyze' } });
+    expect(scalar.status).toBe(200);
+    expect(scalar.headers.get('content-type')).toBe('application/vnd.pgrst.plan+json; for="application/json"; options=analyze; charset=utf-8');
+    expect((await scalar.json()) as unknown[]).toHaveLength(1);
+    // The default app does not list the caller's role: 403 before any SQL, for writes and calls too.
+    executed = [];
+    const refusedWrite = await fetch(`${app.url}/shelves`, { method: 'POST', headers: planHeaders, body: JSON.stringify({ id: 51, label: 'x' }) });
+    expect(refusedWrite.status).toBe(403);
+    const refusedCall = await app.client().rpc('add', { a: 1, b: 2 }).explain();
+    expect(refusedCall.status).toBe(403);
+    expect(executed).toEqual([]);
+  });
+
   it('is unavailable (406) with explain_enabled = false', async () => {
     const off = await appWith({ explainEnabled: false, explainRoles: ['member'] });
     const { status, error } = await off.client().from('books').select('id').explain();

@@ -203,6 +203,11 @@ export interface WriteAnswer {
   readonly explicitSelect: boolean;
   /** The answer carries the number of rows written (`Prefer: count=...`). */
   readonly count: boolean;
+  /**
+   * Answered with the plan of the write's statement instead (EXPLAIN; with `analyze` the write
+   * runs, as any write does): the plan capability of reads, for writes.
+   */
+  readonly plan?: PlanOptions;
 }
 
 /** `PATCH /{table}/:id` with the columns to change; or the rows matching `where`. */
@@ -295,6 +300,8 @@ export interface CallAnswer {
   readonly counted?: boolean;
   /** More rows in the result fails the call, rolled back (`Prefer: handling=strict, max-affected=n`); absent: no limit. */
   readonly maxAffected?: number;
+  /** Answered with the plan of the call's statement instead (EXPLAIN; with `analyze` the function runs). */
+  readonly plan?: PlanOptions;
 }
 
 /** `GET /_rpc/contracts`: the callable functions, rendered from the schema cache. */
@@ -472,6 +479,10 @@ export interface PlanOptions {
   readonly buffers: boolean;
   readonly wal: boolean;
   readonly format: 'json' | 'text';
+  /** The body the explained statement would build (a read's or a written rows' media); absent: a JSON array. */
+  readonly for?: 'object' | 'csv';
+  /** The options in the order the caller listed them, to be echoed; absent: none listed. */
+  readonly listed?: readonly ('analyze' | 'verbose' | 'settings' | 'buffers' | 'wal')[];
 }
 
 export interface ReadCommand {

@@ -36,7 +36,7 @@ export function createCompileStage(): Stages['compile'] {
     if (command.kind === 'list' && command.export && command.parent && !command.plan) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
-    if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true) {
+    if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true && command.answer?.plan === undefined) {
       const rows = command.rowCount;
       return Object.freeze({ ...plan, rowProbe: Object.freeze({ rows, query: (prefix: number) => compileSql(compileInsert(command, prefix)) }) });
     }
@@ -52,15 +52,21 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
       if (command.plan) return compilePlan(command.plan, compileList(command, config.searchConfig));
       return command.export ? compileExport(command, command.export, config.searchConfig) : compileList(command, config.searchConfig);
     case 'insert':
-      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileInsert(command, undefined, config.maxResponseBytes);
     case 'update':
-      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileUpdate(command, config.maxResponseBytes);
-    case 'delete':
-      return command.answer ? compileWriteAnswer({ ...command, answer: command.answer }, config.maxResponseBytes) : compileDelete(command, config.maxResponseBytes);
-    case 'rpc':
-      return maxAffectedChecked(command, command.answer?.read ? compileRpcRead(command, command.answer.read, config.maxLimit) : compileRpc(command));
+    case 'delete': {
+      const { answer } = command;
+      if (!answer) return command.kind === 'insert' ? compileInsert(command, undefined, config.maxResponseBytes) : command.kind === 'update' ? compileUpdate(command, config.maxResponseBytes) : compileDelete(command, config.maxResponseBytes);
+      // With the plan capability: EXPLAIN of the statement that would build the body `for=` names.
+      if (answer.plan) return compilePlan(answer.plan, compileWriteAnswer({ ...command, answer: { ...answer, media: answer.plan.for ?? 'json' } }, config.maxResponseBytes));
+      return compileWriteAnswer({ ...command, answer }, config.maxResponseBytes);
+    }
+    case 'rpc': {
+      const call = maxAffectedChecked(command, command.answer?.read ? compileRpcRead(command, command.answer.read, config.maxLimit) : compileRpc(command));
+      return command.answer?.plan ? compilePlan(command.answer.plan, call) : call;
+    }
     case 'read':
-      return command.media === 'plan' && command.plan ? compilePlan(command.plan, compileRead(command, undefined, config.maxLimit)) : compileRead(command, undefined, config.maxLimit);
+      if (command.media === 'plan' && command.plan) return compilePlan(command.plan, compileRead({ ...command, media: command.plan.for ?? 'json' }, undefined, config.maxLimit));
+      return compileRead(command, undefined, config.maxLimit);
     default:
       return assertNever(command, 'command');
   }
@@ -75,7 +81,7 @@ function estimateOf(command: Exclude<Command, { kind: 'contracts' }>, cap: numbe
     if (command.media === 'plan' || (command.count !== 'planned' && command.count !== 'estimated')) return undefined;
     return { query: compileSql(compileCountEstimate(command)), mode: command.count, cap };
   }
-  const read = command.kind === 'rpc' ? command.answer?.read : undefined;
+  const read = command.kind === 'rpc' && command.answer?.plan === undefined ? command.answer?.read : undefined;
   if (command.kind !== 'rpc' || !read || read.media === 'plan' || (read.count !== 'planned' && read.count !== 'estimated')) return undefined;
   return { query: compileSql(compileRpcCountEstimate(command, read)), mode: read.count, cap };
 }

@@ -25,11 +25,14 @@ export function shapeOf(command: Command): ResultShape {
     case 'insert':
     case 'update':
     case 'delete':
-      // compile-answered-write.ts: the read's columns (body, count, total) over the written rows.
-      if (command.answer) return READ;
+      // compile-answered-write.ts: the read's columns (body, count, total) over the written rows;
+      // compile-plan.ts over it: EXPLAIN's one value.
+      if (command.answer) return command.answer.plan ? VALUE : READ;
       // compile-bulk-update.ts: one row per row written: its JSON, '1', its index among the rows, whether two rows share a key.
       return command.kind === 'update' && command.rows ? WRITTEN_EACH : WRITTEN;
     case 'rpc':
+      // compile-plan.ts over the call: EXPLAIN's one value.
+      if (command.answer?.plan) return VALUE;
       if (command.answer?.read) return READ;
       return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
     case 'contracts':

@@ -39,7 +39,7 @@ export function createPostgrestParseStage(): Stages['parse'] {
     }
     if (first === 'rpc' && second !== undefined && third === undefined) {
       if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw unsupported(method);
-      return parsePostgrestRpc(second, request, context);
+      return explained(parsePostgrestRpc(second, request, context), ctx);
     }
     if (second !== undefined) throw new PostgrestError('PGRST125', `Invalid path specified in request URL`, { details: `/${clip(request.segments.join('/'), 120)}` });
     const table = resolveTable(schema, profile, first, config.postgrestVersion);
@@ -48,21 +48,30 @@ export function createPostgrestParseStage(): Stages['parse'] {
       case 'HEAD': {
         const command = parsePostgrestRead(table, request, context);
         // The plan media type is the explain route's: same switch, same callers (docs/configuration.md, explain_*).
-        if (command.media === 'plan') {
-          if (!config.explainEnabled) throw new PostgrestError('PGRST107', 'None of these media types are available: application/vnd.pgrst.plan', { status: 406, hint: 'explain_enabled = false on this gateway.' });
-          checkExplainAccess(ctx);
-        }
-        return command;
+        return command.media === 'plan' ? explainable(command, ctx) : command;
       }
       case 'POST':
       case 'PATCH':
       case 'PUT':
       case 'DELETE':
-        return parsePostgrestWrite(table, request, context);
+        return explained(parsePostgrestWrite(table, request, context), ctx);
       default:
         throw unsupported(method);
     }
   };
+}
+
+/** A write or a call answered with its plan: the explain route's rule applies (explainable). */
+function explained(command: Command, ctx: ParseContext): Command {
+  const answer = command.kind === 'insert' || command.kind === 'update' || command.kind === 'delete' || command.kind === 'rpc' ? command.answer : undefined;
+  return answer?.plan ? explainable(command, ctx) : command;
+}
+
+/** The plan media type is the explain route's: same switch, same callers (docs/configuration.md, explain_*). */
+function explainable(command: Command, ctx: ParseContext): Command {
+  if (!ctx.config.explainEnabled) throw new PostgrestError('PGRST107', 'None of these media types are available: application/vnd.pgrst.plan', { status: 406, hint: 'explain_enabled = false on this gateway.' });
+  checkExplainAccess(ctx);
+  return command;
 }
 
 function unsupported(method: string): GatewayError {

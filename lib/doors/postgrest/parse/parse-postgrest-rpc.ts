@@ -24,6 +24,7 @@ import { parseJsonBody } from '../../shared/parse-json-body';
 import { parsePostgrestRead, type ReadContext } from './parse-postgrest-read';
 import { clip } from './parse-select';
 import { parsePostgrestPrefer } from './postgrest-prefer';
+import { planAccepted } from './postgrest-headers';
 
 type Query = [string, string][];
 
@@ -42,8 +43,15 @@ export function parsePostgrestRpc(name: string, request: GatewayRequest, ctx: Re
 
   const call = reading ? queryCall(overloads, argQuery, ctx) : bodyCall(overloads, request, prefer.singleObject, ctx);
   const fn = call.fn;
-  const read = fn.returnsSet && fn.returns === 'row' ? readOf(fn, request, readQuery, ctx) : noRead(readQuery);
-  const answer: CallAnswer = Object.freeze({ schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD', counted: prefer.count, ...(prefer.maxAffected === null ? {} : { maxAffected: prefer.maxAffected }) });
+  const rows = fn.returnsSet && fn.returns === 'row' ? readOf(fn, request, readQuery, ctx) : noRead(readQuery);
+  // Explained (docs/postgrest-dialect.md, "Plans"): a set of rows is read as the plan's `for=` body.
+  const plan = rows ? (rows.media === 'plan' && rows.plan ? rows.plan : undefined) : planAccepted(request.headers['accept']);
+  const read = rows && plan ? Object.freeze({ ...rows, media: plan.for ?? 'json', plan: null }) : rows;
+  const answer: CallAnswer = Object.freeze({
+    schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD', counted: prefer.count,
+    ...(prefer.maxAffected === null ? {} : { maxAffected: prefer.maxAffected }),
+    ...(plan ? { plan } : {}),
+  });
   return Object.freeze({ kind: 'rpc', fn, notation: call.notation, args: Object.freeze(call.args), values: call.values, resultFormat: 'text', answer });
 }
 

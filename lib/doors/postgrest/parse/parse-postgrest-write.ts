@@ -13,7 +13,7 @@
  * (POST) the conflict target of an upsert; every other root parameter is a filter (PATCH,
  * DELETE; PUT: exactly the primary key with `eq`).
  */
-import type { Command, Condition, OnConflict, WriteAnswer, ReadNode } from '../../../command/command';
+import type { Command, Condition, OnConflict, PlanOptions, WriteAnswer, ReadNode } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PostgrestError } from '../postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
@@ -26,6 +26,7 @@ import { parsePostgrestRead, type ReadContext } from './parse-postgrest-read';
 import { bad } from './parse-condition';
 import { clip } from './parse-select';
 import { parsePostgrestPrefer, type PostgrestPrefer } from './postgrest-prefer';
+import { planAccepted } from './postgrest-headers';
 
 type Query = [string, string][];
 
@@ -37,9 +38,10 @@ export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: 
   const prefer = parsePostgrestPrefer(request.headers['prefer'], method === 'POST' ? 'insert' : 'write');
   const { readQuery, whereQuery, columnsText, onConflictText } = splitQuery(request, method);
   const where = whereQuery.length ? conditionsOf(table, whereQuery, ctx, request) : [];
+  const plan = planAccepted(request.headers['accept']);
   const answer = (node: ReadNode, explicitSelect: boolean, media: WriteAnswer['media']): WriteAnswer =>
-    Object.freeze({ schema: ctx.profile, returnMode: prefer.returnMode, node, media, maxAffected: prefer.maxAffected, rollback: prefer.rollback, method, applied: prefer.applied, explicitSelect, count: prefer.count });
-  const representation = (): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } => representationOf(table, readQuery, request, ctx, prefer);
+    Object.freeze({ schema: ctx.profile, returnMode: prefer.returnMode, node, media, maxAffected: prefer.maxAffected, rollback: prefer.rollback, method, applied: prefer.applied, explicitSelect, count: prefer.count, ...(plan ? { plan } : {}) });
+  const representation = (): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } => representationOf(table, readQuery, request, ctx, prefer, plan);
 
   switch (method) {
     case 'POST':
@@ -134,15 +136,19 @@ function conditionsOf(table: Table, query: Query, ctx: ReadContext, request: Gat
   return read.root.where;
 }
 
+/** The Accept a plan's `for=` stands for, to parse the representation it explains. */
+const planForAccept = { json: 'application/json', object: 'application/vnd.pgrst.object+json', csv: 'text/csv' } as const;
+
 /** The representation: the read level of `select` over the written rows (no page), or what the answer needs without one. */
-function representationOf(table: Table, query: Query, request: GatewayRequest, ctx: ReadContext, prefer: PostgrestPrefer): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } {
+function representationOf(table: Table, query: Query, request: GatewayRequest, ctx: ReadContext, prefer: PostgrestPrefer, plan: PlanOptions | undefined): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } {
   const explicit = query.some(([k]) => k === 'select');
   if (prefer.returnMode !== 'representation') {
     // headers-only: the primary key (as text, so no number is rounded) for Location.
     const items = prefer.returnMode === 'headers-only' && request.method === 'POST' ? table.primaryKey.map((column) => Object.freeze({ kind: 'field' as const, key: column.name, field: { column, path: [] }, cast: 'text' as const, aggregate: null, resultCast: null })) : [];
     return { node: Object.freeze({ table, items: Object.freeze(items), explicitSelect: true, where: [], order: [], limit: null, offset: 0 }), explicit: false, media: 'json' };
   }
-  const accept = request.headers['accept'];
+  // Explained: the representation the plan is `for=` (its body is the statement's, not sent).
+  const accept = plan ? planForAccept[plan.for ?? 'json'] : request.headers['accept'];
   const read = parsePostgrestRead(table, readRequest(request, query, accept === undefined ? {} : { accept }), ctx);
   if (read.media === 'plan' || read.media === 'geojson') throw new PostgrestError('PGRST107', `None of these media types are available: ${clip(accept ?? '', 80)}`, { status: 406 });
   return { node: Object.freeze({ ...read.root, limit: null, offset: 0 }), explicit, media: read.media };

@@ -32,6 +32,15 @@ export interface Accepted {
 
 const planOptionNames = new Set(['analyze', 'verbose', 'settings', 'buffers', 'wal']);
 
+/** The bodies a plan may be `for=` (PostgREST's spellings), and the body each names. */
+const planFor = {
+  'application/json': 'json',
+  'application/vnd.pgrst.array+json': 'json',
+  'application/vnd.pgrst.object+json': 'object',
+  'application/vnd.pgrst.object': 'object',
+  'text/csv': 'csv',
+} as const;
+
 /** The first media type of Accept that the dialect serves (no q-value ranking beyond order, as PostgREST). */
 export function parseAccept(header: string | undefined): Accepted {
   if (header === undefined || header.trim() === '') return { media: 'json', plan: null, stripNulls: false };
@@ -59,18 +68,34 @@ export function parseAccept(header: string | undefined): Accepted {
       case 'application/vnd.pgrst.plan+text': {
         const format = type.endsWith('+json') ? 'json' : 'text';
         const forType = (param('for') ?? 'application/json').toLowerCase();
-        if (forType !== 'application/json' && forType !== 'application/vnd.pgrst.object+json' && forType !== 'text/csv') break;
+        if (!(forType in planFor)) break;
         const options = (param('options') ?? '').split('|').map((o) => o.trim().toLowerCase()).filter((o) => o !== '');
         const unknown = options.find((o) => !planOptionNames.has(o));
         if (unknown !== undefined) break;
         const has = (o: string): boolean => options.includes(o);
-        return { media: 'plan', plan: { analyze: has('analyze'), verbose: has('verbose'), settings: has('settings'), buffers: has('buffers'), wal: has('wal'), format }, stripNulls: false };
+        const body = planFor[forType as keyof typeof planFor];
+        const plan: PlanOptions = {
+          analyze: has('analyze'), verbose: has('verbose'), settings: has('settings'), buffers: has('buffers'), wal: has('wal'), format,
+          ...(body === 'json' ? {} : { for: body }),
+          ...(options.length ? { listed: [...new Set(options)] as NonNullable<PlanOptions['listed']> } : {}),
+        };
+        return { media: 'plan', plan, stripNulls: false };
       }
       default:
         break;
     }
   }
   throw new PostgrestError('PGRST107', `None of these media types are available: ${clip(header, 200)}`, { status: 406 });
+}
+
+/**
+ * The plan media type in Accept (`application/vnd.pgrst.plan...`) of a write or a call: its
+ * options, or undefined when Accept asks for something else first (docs/postgrest-dialect.md, "Plans").
+ */
+export function planAccepted(accept: string | undefined): PlanOptions | undefined {
+  if (accept === undefined || !/application\/vnd\.pgrst\.plan/i.test(accept)) return undefined;
+  const accepted = parseAccept(accept);
+  return accepted.media === 'plan' ? accepted.plan ?? undefined : undefined;
 }
 
 /** Splits Accept at commas that are not inside a quoted parameter (`for="a, b"`). */

@@ -8,7 +8,7 @@
  * Writes and calls whose result is a value are rendered by render-postgrest-write.ts; a call
  * returning a set of rows is rendered as a read of those rows.
  */
-import type { Command, ReadCommand } from '../../../command/command';
+import type { Command, PlanOptions, ReadCommand } from '../../../command/command';
 import { PostgrestError } from '../postgrest-error';
 import type { Plan, ReadShape } from '../../../pipeline/plan';
 import type { Result } from '../../../pipeline/result';
@@ -26,6 +26,7 @@ export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, res
     const answer = command.answer;
     if (!answer) throw new Error(`the postgrest dialect renders no ${command.kind} command of the default dialect`);
     const profile: Record<string, string> = schemas.length > 1 ? { 'Content-Profile': answer.schema } : {};
+    if (answer.plan) return renderPlan(answer.plan, plan, result, profile);
     if (command.kind !== 'rpc') return renderPostgrestWrite(command, command.answer!, plan, result, profile);
     const read = command.kind === 'rpc' ? command.answer?.read : null;
     if (!read) return renderCallAnswer(command, plan, result, profile);
@@ -36,7 +37,7 @@ export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, res
   }
   if (command.kind !== 'read') throw new Error(`the postgrest dialect renders no ${command.kind} command`);
   const profile: Record<string, string> = schemas.length > 1 ? { 'Content-Profile': command.schema } : {};
-  if (command.media === 'plan') return renderPlan(command, plan, result, profile);
+  if (command.media === 'plan' && command.plan) return renderPlan(command.plan, plan, result, profile);
   const shape = plan.shape;
   if (shape.kind !== 'read') throw new Error(`the plan's result shape is ${shape.kind}, expected read`);
   return renderRead(command, shape, result, profile);
@@ -72,12 +73,19 @@ function renderRead(command: ReadCommand, at: ReadShape, result: Result, profile
   return { status, headers: { 'Content-Type': contentTypes[media], 'Content-Range': range, ...profile }, body };
 }
 
-function renderPlan(command: ReadCommand, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
+/**
+ * EXPLAIN's answer with PostgREST's media type: `application/vnd.pgrst.plan+json; for="<the body
+ * explained>"; options=<as listed>; charset=utf-8` (`+text` for the text format).
+ */
+function renderPlan(options: PlanOptions, plan: Pick<Plan, 'shape'>, result: Result, profile: Record<string, string>): PostgrestResponse {
   const shape = plan.shape;
   if (shape.kind !== 'value') throw new Error(`the plan's result shape is ${shape.kind}, expected value`);
-  const text = command.plan?.format === 'text';
+  const text = options.format === 'text';
   // EXPLAIN (FORMAT TEXT) answers one row per line; FORMAT JSON one value.
   const body = text ? result.rows.map((r) => r[shape.value] ?? '').join('\n') : (result.rows[0]?.[shape.value] ?? '[]');
-  const type = `application/vnd.pgrst.plan${text ? '' : '+json'}; for="${command.media === 'plan' ? 'application/json' : command.media}"; charset=utf-8`;
+  const listed = options.listed?.length ? `; options=${options.listed.join('|')}` : '';
+  const type = `application/vnd.pgrst.plan+${text ? 'text' : 'json'}; for="${planFor[options.for ?? 'json']}"${listed}; charset=utf-8`;
   return { status: 200, headers: { 'Content-Type': type, ...profile }, body };
 }
+
+const planFor = { json: 'application/json', object: 'application/vnd.pgrst.object+json', csv: 'text/csv' } as const;
