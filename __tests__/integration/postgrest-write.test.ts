@@ -78,6 +78,25 @@ describe('postgrest writes: insert', () => {
     expect(data).toEqual([{ id: 5, body: 'empty' }, { id: 6, body: 'x' }]);
   });
 
+  it('missing=default draws a sequence value for every row, as PostgREST computes the defaults, so ids match its', async () => {
+    const role = decodeURIComponent(new URL(db.appUrl).username);
+    const insert = () => A().from('notes').insert([{ slug: 'd1' }, { id: 900, slug: 'd2' }, { slug: 'd3' }], { defaultToNull: false }).select('id, slug');
+    // With the sequence's USAGE granted (PostgREST needs it for this), the second row gives its id
+    // and still draws 502, which nobody gets: the third row is 503, as with PostgREST.
+    await db.admin.query(`GRANT USAGE ON SEQUENCE pgrst.notes_id_seq TO "${role}"`);
+    await db.admin.query("SELECT setval('pgrst.notes_id_seq', 500)");
+    const granted = await insert();
+    expect(granted.error).toBeNull();
+    expect(granted.data).toEqual([{ id: 501, slug: 'd1' }, { id: 900, slug: 'd2' }, { id: 503, slug: 'd3' }]);
+    await db.admin.query('DELETE FROM pgrst.notes WHERE id IN (501, 900, 503)');
+    // Without it, the given id draws nothing (the insert's own default needs no grant): 501, 502.
+    await db.admin.query(`REVOKE USAGE ON SEQUENCE pgrst.notes_id_seq FROM "${role}"`);
+    await db.admin.query("SELECT setval('pgrst.notes_id_seq', 500)");
+    const plain = await insert();
+    expect(plain.data).toEqual([{ id: 501, slug: 'd1' }, { id: 900, slug: 'd2' }, { id: 502, slug: 'd3' }]);
+    await db.admin.query('DELETE FROM pgrst.notes WHERE id IN (501, 900, 502)');
+  });
+
   it('columns= takes only the named columns of the body; an unknown one is PGRST204', async () => {
     const res = await fetch(`${app.url}/notes?columns=id,slug&select=id,slug,body`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation' }, body: JSON.stringify({ id: 7, slug: 'n7', body: 'ignored' }) });
     expect(res.status).toBe(201);
@@ -109,9 +128,39 @@ describe('postgrest writes: insert', () => {
     expect(badTarget.status).toBe(400);
   });
 
+  it('upsert statuses as PostgREST: 201 when a row was inserted, 200 for a merge that only updated; PUT 201 / 200 / 204', async () => {
+    const h = { ...bearer(), 'Content-Type': 'application/json' };
+    const post = (body: unknown, prefer: string) => fetch(`${app.url}/notes?on_conflict=tenant_id,slug`, { method: 'POST', headers: { ...h, Prefer: prefer }, body: JSON.stringify(body) });
+    // A merge that inserts one row and updates another: 201.
+    const mixed = await post([{ id: 70, slug: 'st1', body: 'a' }, { id: 1, slug: 'n1', body: 'merged again' }], 'resolution=merge-duplicates,return=representation');
+    expect(mixed.status).toBe(201);
+    expect(((await mixed.json()) as Any[]).map((r) => r.slug)).toEqual(['st1', 'n1']);
+    // Only updates: 200, with or without the representation.
+    const updated = await post([{ id: 70, slug: 'st1', body: 'b' }], 'resolution=merge-duplicates,return=representation');
+    expect(updated.status).toBe(200);
+    expect(((await updated.json()) as Any[])[0].body).toBe('b');
+    const minimal = await post([{ id: 70, slug: 'st1', body: 'c' }], 'resolution=merge-duplicates');
+    expect({ status: minimal.status, body: await minimal.text() }).toEqual({ status: 200, body: '' });
+    expect((await notes("slug = 'st1'"))[0]!.body).toBe('c');
+    // Ignoring duplicates is 201 whatever it inserted, as in PostgREST.
+    const ignored = await post([{ id: 70, slug: 'st1', body: 'd' }], 'resolution=ignore-duplicates');
+    expect(ignored.status).toBe(201);
+    // postgrest-js sees the same statuses.
+    expect((await A().from('notes').upsert({ id: 70, tenant_id: TENANT_A, slug: 'st1', body: 'e' }, { onConflict: 'tenant_id,slug' }).select('slug')).status).toBe(200);
+    expect((await A().from('notes').upsert({ id: 71, tenant_id: TENANT_A, slug: 'st2', body: 'e' }, { onConflict: 'tenant_id,slug' }).select('slug')).status).toBe(201);
+    // PUT: 201 when it created the row, 200 when it replaced it, 204 without a representation.
+    const put = (id: number, prefer: string) => fetch(`${app.url}/notes?id=eq.${id}`, { method: 'PUT', headers: { ...h, Prefer: prefer }, body: JSON.stringify({ id, slug: `put${id}`, body: 'x' }) });
+    expect((await put(60, 'return=representation')).status).toBe(201);
+    expect((await put(60, 'return=representation')).status).toBe(200);
+    expect((await put(60, 'return=minimal')).status).toBe(204);
+    // Leave the table as the later tests expect it.
+    await db.admin.query("DELETE FROM pgrst.notes WHERE id IN (60, 70, 71); UPDATE pgrst.notes SET body = 'merged' WHERE id = 1");
+  });
+
   it('PUT upserts one row by its primary key; the body must carry the same key', async () => {
     const put = await fetch(`${app.url}/notes?id=eq.50`, { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation' }, body: '{"id":50,"slug":"put","body":"p1"}' });
-    expect(put.status).toBe(200);
+    // Inserted: 201, as PostgREST answers a PUT that creates the row.
+    expect(put.status).toBe(201);
     expect((await put.json()) as Any).toEqual([{ id: 50, tenant_id: TENANT_A, slug: 'put', body: 'p1', author_id: null }]);
     const again = await fetch(`${app.url}/notes?id=eq.50`, { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: '{"id":50,"slug":"put","body":"p2"}' });
     expect(again.status).toBe(204);
@@ -307,5 +356,33 @@ describe('postgrest writes: access policy and allow-list, refused before SQL', (
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }
+  });
+});
+
+describe('postgrest writes: columns whose names need quoting', () => {
+  // `public."we""ird table"` (__tests__/fixtures/010-schema.sql): a quote in the table's name,
+  // spaces, a quote and reserved words in its columns' names.
+  let odd: PostgrestApp;
+  beforeAll(async () => {
+    odd = await appWith({ schemas: ['public'] });
+  });
+  const row = { 'col with space': 'spaced', 'a"b': 'quoted', select: 'reserved', from: 7, 'naïve_ünïcode': 'ü' };
+
+  it('insert, columns=, upsert on such a column, update and read them back; another tenant sees nothing', async () => {
+    const inserted = await odd.client().from('we"ird table').insert(row).select('id,"col with space","a\\"b",select,from');
+    expect(inserted.error).toBeNull();
+    expect(inserted.status).toBe(201);
+    const id = (inserted.data as Any)[0].id as number;
+    expect(inserted.data).toEqual([{ id, 'col with space': 'spaced', 'a"b': 'quoted', select: 'reserved', from: 7 }]);
+    // A quote inside a quoted name is escaped with a backslash, as PostgREST's grammar has it.
+    // Bulk: postgrest-js sends columns= with every key quoted (it does not escape a quote in one).
+    const bulk = await odd.client().from('we"ird table').insert([{ 'col with space': 'b1', select: 'q1' }, { 'col with space': 'b2' }], { defaultToNull: true }).select('"col with space",select');
+    expect(bulk.error).toBeNull();
+    expect(bulk.data).toEqual([{ 'col with space': 'b1', select: 'q1' }, { 'col with space': 'b2', select: null }]);
+    const updated = await odd.client().from('we"ird table').update({ 'semi;colon': 'x;y' }).eq('"col with space"', 'spaced').select('"semi;colon"');
+    expect(updated.data).toEqual([{ 'semi;colon': 'x;y' }]);
+    const merged = await odd.client().from('we"ird table').upsert({ id, 'col with space': 'merged' }).select('"col with space"');
+    expect({ status: merged.status, data: merged.data }).toEqual({ status: 200, data: [{ 'col with space': 'merged' }] });
+    expect((await odd.client(pgrstTokenB).from('we"ird table').select('id').eq('id', id)).data).toEqual([]);
   });
 });

@@ -76,6 +76,8 @@ export interface ReadShape {
   readonly body: number;
   readonly count: number;
   readonly total: number;
+  /** An upsert read back: how many of the written rows were inserted rather than updated. */
+  readonly inserted?: number;
 }
 
 /** No statement: the answer comes from the schema cache (GET /_rpc/contracts). */

@@ -83,6 +83,9 @@ export function compilerNamesIn(text: string): Set<string> {
   return new Set(tokenize(text).filter((t) => t.kind === 'word' || (t.kind === 'quoted' && !isSchemaName(t))).map((t) => t.name));
 }
 
+/** System columns (xmax, ...): PostgreSQL refuses a column of that name, so the compiler's use of one cannot collide. */
+export const systemColumnNames: ReadonlySet<string> = new Set(['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid']);
+
 /** Every name the compiler writes: the template words plus the names in the representative statements. */
 export function compilerNames(): string[] {
   const names = sqlTemplateWords();
@@ -95,7 +98,8 @@ export function compilerNames(): string[] {
 const parent = makeTable(
   'Qparent',
   [
-    ['Qid', 'integer'],
+    // A key with a default (serial): missing=default then draws for the rows that give it.
+    ['Qid', 'integer', { hasDefault: true }],
     ['Qname', 'text'],
     ['Qamount', 'numeric(12,2)'],
     ['Qtags', 'text[]'],

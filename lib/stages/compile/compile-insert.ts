@@ -65,5 +65,20 @@ function valuesRow(command: InsertCommand, row: Readonly<Record<string, string>>
   const { table } = command;
   const text = `{${Object.entries(row).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
   const record = sql`jsonb_populate_record(NULL::${ident(table.schema, table.name)}, ${text}::jsonb)`;
-  return sql`(${join(command.columns.map((c) => (Object.hasOwn(row, c.name) ? sql`(${record}).${ident(c.name)}` : sql`DEFAULT`)))})`;
+  return sql`(${join(command.columns.map((c) => (Object.hasOwn(row, c.name) ? givenValue(table, c, sql`(${record}).${ident(c.name)}`) : sql`DEFAULT`)))})`;
+}
+
+/**
+ * A value the row gives for a column that has a default. When that default draws from a sequence
+ * (serial or identity BY DEFAULT: the column's own sequence, pg_get_serial_sequence), the row still draws one value and
+ * drops it: rows get the same ids as when every row's defaults are computed first and the given
+ * values win, as clients of `missing=default` expect them (docs/postgrest-dialect.md, "Writes").
+ * A default of another kind costs nothing here; an identity ALWAYS column takes no given value.
+ */
+function givenValue(table: InsertCommand['table'], column: InsertCommand['columns'][number], value: Sql): Sql {
+  if (!column.hasDefault || column.identity === 'a') return value;
+  const sequence = sql`pg_catalog.pg_get_serial_sequence(pg_catalog.format('%I.%I', ${table.schema}::text, ${table.name}::text), ${column.name}::text)::regclass`;
+  // Only a caller allowed to draw from it does: the INSERT's own default needs no privilege on
+  // the sequence, an explicit nextval does (CASE tries its branches in order).
+  return sql`CASE WHEN NOT pg_catalog.has_sequence_privilege(${sequence}, 'USAGE, UPDATE') THEN ${value} WHEN pg_catalog.nextval(${sequence}) IS NULL THEN ${value} ELSE ${value} END`;
 }

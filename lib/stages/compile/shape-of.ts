@@ -10,6 +10,7 @@ import type { BinaryCallShape, ResultShape } from '../../pipeline/plan';
 import { exportColumns, jsonColumns, plainColumns } from './compile-export';
 import { listColumns } from './compile-list';
 import { readColumns } from './compile-read';
+import { mayUpdate } from './compile-answered-write';
 
 export function shapeOf(command: Command): ResultShape {
   switch (command.kind) {
@@ -27,7 +28,7 @@ export function shapeOf(command: Command): ResultShape {
     case 'delete':
       // compile-answered-write.ts: the read's columns (body, count, total) over the written rows;
       // compile-plan.ts over it: EXPLAIN's one value.
-      if (command.answer) return command.answer.plan ? VALUE : READ;
+      if (command.answer) return command.answer.plan ? VALUE : mayUpdate(command) ? UPSERTED : READ;
       // compile-bulk-update.ts: one row per row written: its JSON, '1', its index among the rows, whether two rows share a key.
       return command.kind === 'update' && command.rows ? WRITTEN_EACH : WRITTEN;
     case 'rpc':
@@ -60,3 +61,5 @@ const WRITTEN_EACH: ResultShape = Object.freeze({ kind: 'written', data: 0, coun
 const CALL: ResultShape = Object.freeze({ kind: 'call', value: 0 });
 const NONE: ResultShape = Object.freeze({ kind: 'none' });
 const READ: ResultShape = Object.freeze({ kind: 'read', ...readColumns });
+// compile-answered-write.ts: the read's columns, then the number of rows inserted.
+const UPSERTED: ResultShape = Object.freeze({ kind: 'read', ...readColumns, inserted: 3 });

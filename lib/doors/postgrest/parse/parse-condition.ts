@@ -10,6 +10,7 @@
 import type { CompareOp, Condition, FieldRef, FtsOp, IsValue, QuantifiableOp } from '../../../command/command';
 import { PostgrestError } from '../postgrest-error';
 import { clip } from './parse-select';
+import { unquoted } from './quoted-name';
 
 const compareOps = new Set<string>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'isdistinct', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj']);
 const quantifiable = new Set<string>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch']);
@@ -76,7 +77,7 @@ function parseList(value: string, text: string): string[] {
   if (!value.startsWith('(') || !value.endsWith(')')) throw bad(text, '`in` takes a list in parentheses: in.(a,b)');
   const items = splitItems(value.slice(1, -1), text);
   if (items.length > maxInItems) throw bad(text, `at most ${maxInItems} items in a list`);
-  return items.map(unquote);
+  return items.map((i) => unquoted(i));
 }
 
 /** `{a,b}` -> items, for (any)/(all). */
@@ -84,7 +85,7 @@ function parseBraces(value: string, text: string): string[] {
   if (!value.startsWith('{') || !value.endsWith('}')) throw bad(text, '(any) and (all) take a list in braces: eq(any).{a,b}');
   const items = splitItems(value.slice(1, -1), text);
   if (items.length > maxInItems) throw bad(text, `at most ${maxInItems} items in a list`);
-  return items.map(unquote);
+  return items.map((i) => unquoted(i));
 }
 
 /** Splits at top-level commas, outside double quotes and parentheses. */
@@ -115,11 +116,6 @@ export function splitItems(text: string, whole: string): string[] {
   return items;
 }
 
-function unquote(item: string): string {
-  const t = item.trim();
-  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return t.slice(1, -1).replace(/\\(.)/g, '$1');
-  return t;
-}
 
 /** `or=(...)` / `and=(...)` (with `not.` for `not.or`): the items of a logic tree. */
 export function parseLogicTree(op: 'and' | 'or', negate: boolean, value: string, resolve: ResolveField, depth = 0): Condition {

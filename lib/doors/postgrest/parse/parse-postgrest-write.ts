@@ -27,6 +27,7 @@ import { bad } from './parse-condition';
 import { clip } from './parse-select';
 import { parsePostgrestPrefer, type PostgrestPrefer } from './postgrest-prefer';
 import { planAccepted } from './postgrest-headers';
+import { splitNames } from './quoted-name';
 
 type Query = [string, string][];
 
@@ -56,7 +57,7 @@ export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: 
       if (method === 'PUT') {
         onConflict = putConflict(table, where, rows[0]);
       } else {
-        const headers = onConflictText === undefined ? {} : { 'x-on-conflict': onConflictText.split(',').map((n) => unquote(n.trim())).join(',') };
+        const headers = onConflictText === undefined ? {} : { 'x-on-conflict': splitNames(onConflictText).join(',') };
         onConflict = parseOnConflict(table, headers, prefer.raw);
       }
       if (prefer.missingDefault && columns.length === 0) throw bad('Prefer: missing=default', 'missing=default needs the columns (columns= or the body keys)');
@@ -165,7 +166,7 @@ function requireFilter(where: readonly Condition[], ctx: ReadContext, verb: 'UPD
 
 /** `columns="a","b"` -> columns of the table (PGRST204 for a name that is not one). */
 function namedColumns(table: Table, text: string): readonly Column[] {
-  const names = text.split(',').map((n) => unquote(n.trim()));
+  const names = splitNames(text);
   if (names.length > 1600 || names.some((n) => n === '')) throw bad('columns', 'columns is a comma-separated list of at most 1600 column names');
   const columns: Column[] = [];
   for (const name of names) {
@@ -194,9 +195,6 @@ function unknownColumn(table: Table, name: string): PostgrestError {
   return new PostgrestError('PGRST204', `Could not find the '${clip(name, 63)}' column of '${table.name}' in the schema cache`);
 }
 
-function unquote(name: string): string {
-  return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
-}
 
 /**
  * PUT: the filters are exactly `pk=eq.value` for each primary-key column, and the body carries the

@@ -14,6 +14,7 @@
  */
 import { PostgrestError } from '../postgrest-error';
 import { clip as clipText } from '../../shared/resolve-names';
+import { scanQuoted } from './quoted-name';
 
 export interface RawStep {
   readonly key: string;
@@ -146,16 +147,15 @@ export class SelectParser {
     return this.text.slice(start, this.i);
   }
 
-  /** A name: `"quoted"` (any characters but `"`), or characters up to a delimiter, trimmed. */
+  /** A name: `"quoted"` (a backslash escapes the next character: quoted-name.ts), or characters up to a delimiter, trimmed. */
   name(): string {
     this.skipSpace();
-    if (this.eat('"')) {
-      const end = this.text.indexOf('"', this.i);
-      if (end < 0) this.fail('unterminated quoted name');
-      const name = this.text.slice(this.i, end);
-      this.i = end + 1;
-      if (name === '') this.fail('empty name');
-      return name;
+    if (this.text[this.i] === '"') {
+      const quoted = scanQuoted(this.text, this.i);
+      if (quoted === null) this.fail('unterminated quoted name');
+      this.i = quoted!.end;
+      if (quoted!.value === '') this.fail('empty name');
+      return quoted!.value;
     }
     const start = this.i;
     while (this.i < this.text.length && !nameStop.has(this.text[this.i]!)) this.i++;

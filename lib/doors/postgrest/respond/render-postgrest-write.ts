@@ -38,9 +38,14 @@ export function renderPostgrestWrite(command: InsertCommand | UpdateCommand | De
     const location = locationOf(command, row[shape.body] ?? null);
     if (location !== null) headers['Location'] = location;
   }
-  if (answer.returnMode !== 'representation') return { status: created ? 201 : 204, headers, body: null };
+  // As PostgREST (Response.hs): a POST is 201 unless it is a merge of duplicates that inserted
+  // nothing (200), whatever it returns; a PUT with its representation is 201 when it inserted the
+  // row, 200 when it updated it, and 204 without.
+  const inserted = shape.inserted === undefined ? undefined : Number(row[shape.inserted] ?? '0');
+  const status = created ? (inserted === 0 ? 200 : 201) : answer.method === 'PUT' && inserted !== undefined && inserted > 0 ? 201 : 200;
+  if (answer.returnMode !== 'representation') return { status: created ? status : 204, headers, body: null };
   const body = row[shape.body] ?? (answer.media === 'csv' ? '' : answer.media === 'object' ? 'null' : '[]');
-  return { status: created ? 201 : 200, headers: { 'Content-Type': contentTypes[answer.media], ...headers }, body };
+  return { status, headers: { 'Content-Type': contentTypes[answer.media], ...headers }, body };
 }
 
 /** `/books?id=eq.1`: the first written row's primary key (PostgREST sends it for one row; with several, the first). */
