@@ -145,6 +145,16 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
       expect((await app().client(pgrstTokenB).from('books').select('...authors!author_id(count())')).data).toEqual([{ count: 2 }]);
     });
 
+    it('only aggregates in the spread add no group: no rows aggregate to one row, as count() alone does', async () => {
+      expect((await app().client().from('books').select('...authors!author_id(count(), born.max())').eq('id', 999)).data).toEqual([{ count: 0, max: null }]);
+      expect((await app().client().from('books').select('genre, ...authors!author_id(count())').eq('id', 999)).data).toEqual([]);
+      const perParent = await app().client().from('shelves').select('label, book_shelves(...books(count()))').eq('book_shelves.book_id', 4).order('id');
+      expect(perParent.data).toEqual([
+        { label: 'Favourites', book_shelves: [{ count: 0 }] },
+        { label: 'To read', book_shelves: [{ count: 1 }] },
+      ]);
+    });
+
     it('count() beside the spread\'s columns and the parent\'s: grouped by all of them', async () => {
       const { data, error } = await app().client().from('books').select('genre, ...authors!author_id(name, count())');
       expect(error).toBeNull();

@@ -233,10 +233,11 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     if (item.kind === 'embed') {
       // Grouped by the embedded value itself (as jsonb: json has no equality).
       const e = item.embed;
-      inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
-      groupBy.push(sql`${g}.${col}`);
-      if (e.node.items.length === 0) return;
       const spreadAggs = hoisted.get(e);
+      inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
+      // A spread of aggregates only adds no group: no rows still aggregate to one row.
+      if (!spreadAggs?.entries.every((entry) => entry.agg !== null)) groupBy.push(sql`${g}.${col}`);
+      if (e.node.items.length === 0) return;
       if (!e.spread) pairs.push(sql`${e.key}::text, ${g}.${col}`);
       else if (spreadAggs) {
         // Hoisted aggregates of a to-one spread: over this level's rows, grouped as they are.
