@@ -195,6 +195,22 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
       expect(sorted(middle.data)).toEqual(sorted([{ genre: 'fiction', count: 2 }, { genre: 'science', count: 2 }]));
     });
 
+    it('ordered by a column of the spread (order=rel(col)), at the top and inside an embed', async () => {
+      const top = await app().client().from('book_shelves').select('...books(g:genre, n:count(), pages.sum())').order('books(genre)');
+      expect(top.error).toBeNull();
+      expect(top.data).toEqual([
+        { g: 'fiction', n: 2, sum: 1000 },
+        { g: 'science', n: 2, sum: 270 },
+      ]);
+      const desc = await raw(app(), '/book_shelves?select=...books(genre,count())&order=books(genre).desc');
+      expect(desc).toEqual({ status: 200, body: [{ genre: 'science', count: 2 }, { genre: 'fiction', count: 2 }] });
+      const inside = await raw(app(), '/shelves?select=label,book_shelves(...books(genre,count()))&book_shelves.order=books(genre).desc&order=id');
+      expect(inside.body).toEqual([
+        { label: 'Favourites', book_shelves: [{ genre: 'science', count: 1 }, { genre: 'fiction', count: 1 }] },
+        { label: 'To read', book_shelves: [{ genre: 'science', count: 1 }, { genre: 'fiction', count: 1 }] },
+      ]);
+    });
+
     it('inside an embedded resource: aggregated per parent', async () => {
       const { data, error } = await app().client().from('shelves').select('label, book_shelves(...books(pages.sum(), count()))').order('id');
       expect(error).toBeNull();
@@ -277,6 +293,7 @@ describe('access policy and allow-list apply to aggregates in embeds and spreads
       c().from('books').select('authors!author_id(secret.min())'),
       c().from('book_shelves').select('...shelves(count())'),
       c().from('books').select('count(), shelves!inner()'),
+      c().from('books').select('genre, ...authors!author_id(name, count())').order('authors(secret)'),
     ]) {
       executed = [];
       const { status, error } = await q;
