@@ -273,6 +273,19 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
       expect(grouped.data).toEqual([{ name: 'Brontë', books: [{ genre: 'fiction', count: 2 }] }]);
     });
 
+    it('a hoisted spread count() filtered on the spread itself: !inner drops the rows, a left spread keeps them as a NULL group counting 0', async () => {
+      const inner = await raw(app(), '/book_shelves?select=...books!inner(genre,count())&books.genre=eq.fiction');
+      expect(inner).toEqual({ status: 200, body: [{ genre: 'fiction', count: 2 }] });
+      const left = await app().client().from('book_shelves').select('...books(genre, count())').eq('books.genre', 'fiction');
+      expect(sorted(left.data)).toEqual(sorted([{ genre: 'fiction', count: 2 }, { genre: null, count: 0 }]));
+    });
+
+    it('a spread grouped by an embedded resource inside it', async () => {
+      const { data, error } = await app().client().from('book_shelves').select('...books(author:authors!author_id(name), count())');
+      expect(error).toBeNull();
+      expect(sorted(data)).toEqual(sorted([{ author: { name: 'Ada' }, count: 1 }, { author: { name: 'Brontë' }, count: 2 }, { author: { name: 'Curie' }, count: 1 }]));
+    });
+
     it('a hoisted spread count() under an !inner filter of another embed', async () => {
       const { data, error } = await app().client().from('book_shelves').select('...books(...authors!author_id(count())), shelves!inner()').eq('shelves.label', 'To read');
       expect(error).toBeNull();
