@@ -8,7 +8,7 @@
  * casts come from `castTypes`; aliases are made here (`_n0`, `_e1`, `_g2`, ...). Embedded levels
  * are LATERAL subqueries of the same statement (no follow-up query), so RLS applies to them.
  */
-import type { Condition, Embed, FieldItem, FieldRef, ReadCommand, ReadNode, SelectItem } from '../../command/command';
+import type { AggregateFn, CastType, Condition, Embed, FieldItem, FieldRef, ReadCommand, ReadNode, SelectItem } from '../../command/command';
 import { assertNever } from '../../command/command';
 import { geometryItem } from '../../command/geometry-item';
 import { catalogType, empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
@@ -37,7 +37,7 @@ class Aliases {
 export function compileRead(command: ReadCommand, rootFrom?: (alias: Sql) => Sql, estimateCap = defaultEstimateCap): Sql {
   const aliases = new Aliases();
   const root = command.root;
-  const level = compileLevel(root, aliases, () => [], true, rootFrom, featureOf(command), command.media === 'csv');
+  const level = compileLevel(root, aliases, () => [], true, rootFrom, featureOf(command), undefined, command.media === 'csv');
   const json = command.stripNulls === true ? sql`json_strip_nulls(${level.json})` : level.json;
   const page = sql`SELECT ${json} AS j${level.rest}`;
   const total = compileTotal(command, aliases, rootFrom, estimateCap);
@@ -142,7 +142,8 @@ export const defaultEstimateCap = 1000;
 function countedRows(command: ReadCommand, aliases: Aliases, rootFrom: ((alias: Sql) => Sql) | undefined): Sql {
   const root = command.root;
   // `!inner` embeds filter the rows counted; other embeds do not, and are left out.
-  const counted = compileLevel({ ...root, items: root.items.filter((i) => i.kind === 'embed' && i.embed.inner), order: [], limit: null, offset: 0 }, aliases, () => [], false, rootFrom);
+  // Rows, not groups: a to-one spread's aggregates are not hoisted here (a map to hoist them into).
+  const counted = compileLevel({ ...root, items: root.items.filter((i) => i.kind === 'embed' && i.embed.inner), order: [], limit: null, offset: 0 }, aliases, () => [], false, rootFrom, undefined, new Map());
   return sql`SELECT 1${counted.rest}`;
 }
 
@@ -171,7 +172,7 @@ interface LevelSql {
  * GROUP BY names `_g` columns, never expressions with bound values, which PostgreSQL could not
  * match to the select list's.
  */
-function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql, feature?: Feature, asRecord = false): LevelSql {
+function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) => Sql[], top: boolean, source?: (alias: Sql) => Sql, feature?: Feature, hoistUp?: Map<Embed, Hoisted>, asRecord = false): LevelSql {
   const a = aliases.next('_n');
   const t = node.table;
   const embeds = node.items.filter((i): i is Extract<SelectItem, { kind: 'embed' }> => i.kind === 'embed').map((i) => i.embed);
@@ -180,11 +181,15 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   for (const o of node.order) if (o.embed && !embeds.includes(o.embed)) embeds.push(o.embed);
   const joined = new Map<Embed, Sql>();
   const joins: Sql[] = [];
+  // To-one spreads' aggregates, computed at this level (or, given `hoistUp`, at the one above).
+  const hoisted = hoistUp ?? new Map<Embed, Hoisted>();
   for (const e of embeds) {
     const alias = aliases.next('_e');
     joined.set(e, alias);
     const orderFields = node.order.filter((o) => o.embed === e).map((o) => o.field);
-    joins.push(sql` LEFT JOIN LATERAL (${compileEmbed(e, a, aliases, orderFields)}) AS ${alias} ON true`);
+    const embedded = compileEmbed(e, a, aliases, orderFields);
+    if (embedded.entries !== null) hoisted.set(e, { alias, entries: embedded.entries });
+    joins.push(sql` LEFT JOIN LATERAL (${embedded.body}) AS ${alias} ON true`);
   }
   const conditions = [...correlation(a), ...node.where.map((c) => compileCondition(c, a, joined)), ...(node.rowFilters ?? []).map((c) => compileCondition(c, a, joined))];
   for (const e of embeds) if (e.inner) conditions.push(hasRows(e, joined.get(e)!));
@@ -210,7 +215,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     const expr = o.embed ? sql`${joined.get(o.embed)!}.${ident(`o${embedOrderIndex(node, o)}`)}` : orderValue(a, o, `r${k}`);
     return { expr, o };
   });
-  const grouped = node.items.some((i) => (i.kind === 'field' && i.aggregate !== null) || i.kind === 'count');
+  const grouped = node.items.some((i) => aggregated(i) || (hoistUp === undefined && i.kind === 'embed' && hoisted.has(i.embed)));
   if (!grouped) {
     const orderBy = orderTerms.length ? sql` ORDER BY ${join(orderTerms.map(({ expr, o }) => orderSql(expr, o.descending, o.nulls)))}` : empty;
     const entries = () => levelEntries(feature ? node.items.filter((_, i) => i !== feature.index) : node.items, (i) => valueOf(i, a, aliases), joined, asRecord ? 'record' : 'json');
@@ -247,11 +252,21 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
     if (item.kind === 'embed') {
       // Grouped by the embedded value itself (as jsonb: json has no equality).
       const e = item.embed;
+      const spreadAggs = hoisted.get(e);
       inner.push(sql`${joined.get(e)!}.j::jsonb AS ${col}`);
-      groupBy.push(sql`${g}.${col}`);
+      // A spread of aggregates only adds no group: no rows still aggregate to one row.
+      if (!spreadAggs?.entries.every((entry) => entry.agg !== null)) groupBy.push(sql`${g}.${col}`);
       if (e.node.items.length === 0) return;
       if (!e.spread) pairs.push({ key: e.key, value: sql`${g}.${col}` });
-      else for (const k of spreadKeys(e.node)) pairs.push({ key: k, value: spreadValue(sql`${g}.${col}`, k, asRecord) });
+      else if (spreadAggs) {
+        // Hoisted aggregates of a to-one spread: over this level's rows, grouped as they are.
+        spreadAggs.entries.forEach((entry, n) => {
+          if (entry.agg === null) return pairs.push({ key: entry.key, value: spreadValue(sql`${g}.${col}`, entry.key, asRecord) });
+          const h = ident(`c${i}_${n}`);
+          inner.push(sql`${spreadAggs.alias}.${ident(entry.agg.column)} AS ${h}`);
+          pairs.push({ key: entry.key, value: castTo(sql`${aggregateSql(entry.agg.fn)}(${g}.${h})`, entry.agg.resultCast) });
+        });
+      } else for (const k of spreadKeys(e.node)) pairs.push({ key: k, value: spreadValue(sql`${g}.${col}`, k, asRecord) });
       return;
     }
     inner.push(sql`${castTo(fieldExpr(item.field, a), item.cast)} AS ${col}`);
@@ -260,8 +275,7 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
       if (feature?.index === i) geometry = sql`${g}.${col}`;
       else pairs.push({ key: item.key, value: sql`${g}.${col}` });
     } else {
-      const fn = item.aggregate === 'count' ? sql`count` : item.aggregate === 'sum' ? sql`sum` : item.aggregate === 'avg' ? sql`avg` : item.aggregate === 'min' ? sql`min` : sql`max`;
-      pairs.push({ key: item.key, value: castTo(sql`${fn}(${g}.${col})`, item.resultCast) });
+      pairs.push({ key: item.key, value: castTo(sql`${aggregateSql(item.aggregate)}(${g}.${col})`, item.resultCast) });
     }
   });
   orderTerms.forEach(({ expr }, i) => {
@@ -305,24 +319,92 @@ function orderSql(expr: Sql, descending: boolean, nulls: 'first' | 'last' | null
   return sql`${expr}${dir}${n}`;
 }
 
-/** An embedded level as the body of a LATERAL subquery: its JSON as `j` (plus ordering values `o0...` of a to-one level). */
-function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: readonly FieldRef[]): Sql {
+/**
+ * A to-one spread's keys in order; an aggregated one (`...rel(col.sum())`, `...rel(count())`,
+ * or one a spread inside it hoists) names the column `hN` of the embed's subquery holding the
+ * value to aggregate, which the level above aggregates over its own rows, grouped as it groups
+ * (docs/postgrest-dialect.md, "Aggregates").
+ */
+interface SpreadEntry {
+  readonly key: string;
+  readonly agg: { readonly fn: AggregateFn; readonly resultCast: CastType | null; readonly column: string } | null;
+}
+
+interface Hoisted {
+  /** The embed's alias in the level above. */
+  readonly alias: Sql;
+  readonly entries: readonly SpreadEntry[];
+}
+
+function aggregated(i: SelectItem): boolean {
+  return i.kind === 'count' || (i.kind === 'field' && i.aggregate !== null);
+}
+
+/** A to-one spread with aggregates of its own or in to-one spreads inside it. */
+function hoists(e: Embed): boolean {
+  return e.spread && e.cardinality === 'one' && e.node.items.some((i) => aggregated(i) || (i.kind === 'embed' && hoists(i.embed)));
+}
+
+function aggregateSql(fn: AggregateFn): Sql {
+  return fn === 'count' ? sql`count` : fn === 'sum' ? sql`sum` : fn === 'avg' ? sql`avg` : fn === 'min' ? sql`min` : sql`max`;
+}
+
+/**
+ * An embedded level as the body of a LATERAL subquery: its JSON as `j` (plus ordering values
+ * `o0...` of a to-one level, and the values `h0...` of a to-one spread's hoisted aggregates,
+ * with `entries` naming them; null for any other embed).
+ */
+function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: readonly FieldRef[]): { body: Sql; entries: SpreadEntry[] | null } {
   const correlation = (a: Sql): Sql[] => correlate(e, a, parent, aliases);
+  if (hoists(e)) return compileHoistingSpread(e, aliases, correlation, orderFields);
   const level = compileLevel(e.node, aliases, correlation, false);
   const s = aliases.next('_s');
   if (e.cardinality === 'one') {
     // LIMIT 1: a to-one relation whose uniqueness is not enforced must still render one object.
     // The parent orders by `o0`, `o1`, ...: fields of this one row (`order=rel(col)`).
     const extra = orderFields.map((f, i) => sql`, ${fieldExpr(f, level.alias)} AS ${ident(`o${i}`)}`);
-    return sql`SELECT ${level.json} AS j${join(extra, empty)}${level.rest} LIMIT 1`;
+    return { body: sql`SELECT ${level.json} AS j${join(extra, empty)}${level.rest} LIMIT 1`, entries: null };
   }
   if (e.spread) {
     // A spread to-many level: each of its fields becomes an array of values.
     const keys = spreadKeys(e.node);
     const entries = keys.map((key) => ({ key, value: sql`coalesce(json_agg(${s}.j -> ${key}::text), '[]')` }));
-    return sql`SELECT ${objectOf(entries)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
+    return { body: sql`SELECT ${objectOf(entries)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`, entries: null };
   }
-  return sql`SELECT coalesce(json_agg(${s}.j), '[]') AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
+  return { body: sql`SELECT coalesce(json_agg(${s}.j), '[]') AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`, entries: null };
+}
+
+/**
+ * A to-one spread with aggregates: its row without them as `j`, and each value to aggregate as
+ * `hN` (`count()`: `true`, NULL without a related row, so that only rows with one count).
+ */
+function compileHoistingSpread(e: Embed, aliases: Aliases, correlation: (a: Sql) => Sql[], orderFields: readonly FieldRef[]): { body: Sql; entries: SpreadEntry[] } {
+  const inside = new Map<Embed, Hoisted>();
+  const level = compileLevel({ ...e.node, items: e.node.items.filter((i) => !aggregated(i)) }, aliases, correlation, false, undefined, undefined, inside);
+  const entries: SpreadEntry[] = [];
+  const values: Sql[] = [];
+  const hoist = (key: string, fn: AggregateFn, resultCast: CastType | null, value: Sql): void => {
+    const column = `h${values.length}`;
+    values.push(sql`, ${value} AS ${ident(column)}`);
+    entries.push({ key, agg: { fn, resultCast, column } });
+  };
+  for (const item of e.node.items) {
+    if (item.kind === 'count') hoist(item.key, 'count', item.resultCast, sql`true`);
+    else if (item.kind === 'field') {
+      if (item.aggregate === null) entries.push({ key: item.key, agg: null });
+      else hoist(item.key, item.aggregate, item.resultCast, castTo(fieldExpr(item.field, level.alias), item.cast));
+    } else if (!item.embed.spread) entries.push({ key: item.embed.key, agg: null });
+    else {
+      const below = inside.get(item.embed);
+      if (!below) for (const key of spreadKeys(item.embed.node)) entries.push({ key, agg: null });
+      else for (const entry of below.entries) {
+        if (entry.agg === null) entries.push(entry);
+        else hoist(entry.key, entry.agg.fn, entry.agg.resultCast, sql`${below.alias}.${ident(entry.agg.column)}`);
+      }
+    }
+  }
+  const extra = orderFields.map((f, i) => sql`, ${fieldExpr(f, level.alias)} AS ${ident(`o${i}`)}`);
+  return { body: sql`SELECT ${level.json} AS j${join(extra, empty)}${join(values, empty)}${level.rest} LIMIT 1`, entries };
 }
 
 /** The conditions tying an embedded level (alias `a`) to its parent row (alias `parent`). */

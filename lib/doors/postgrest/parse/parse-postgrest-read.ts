@@ -207,6 +207,10 @@ function buildLevel(table: Table, raw: readonly RawItem[], ctx: ReadContext, cou
         // A spread adds no key of its own; two returned embeds may not share one.
         if (!r.spread && [...embeds.values()].some((e) => e.key === key && !e.spread)) throw new PostgrestError('PGRST100', `"failed to parse select parameter" (two embedded resources named '${clip(key, 40)}': give one an alias)`, { details: 'duplicate embedded resource' });
         const level = buildLevel(found.target, r.items, ctx, counter, depth + 1);
+        // PostgREST 13 hoists a to-one spread's aggregates to its parent; a to-many spread's are refused.
+        if (r.spread && found.cardinality === 'many' && spreadAggregates(level)) {
+          throw new PostgrestError('PGRST127', 'Feature not implemented', { details: 'Aggregates are not implemented for one-to-many or many-to-many spreads.' });
+        }
         const b: EmbedBuilder = { key, spelled: [r.name, ...fkHints].join('!'), link: found.link, cardinality: found.cardinality, inner: joinHints[0] === 'inner', spread: r.spread, level };
         if (!embeds.has(key) || !r.spread) embeds.set(key, b);
         items.push({ kind: 'embed', b });
@@ -215,6 +219,11 @@ function buildLevel(table: Table, raw: readonly RawItem[], ctx: ReadContext, cou
     }
   }
   return { table, items, where: [], order: [], limit: null, offset: 0, explicitSelect: explicit, embeds };
+}
+
+/** A level's own aggregates, or those its spread embeds hoist into it. */
+function spreadAggregates(level: Level): boolean {
+  return level.items.some((i) => i.kind === 'count' || (i.kind === 'field' && i.aggregate !== null) || (i.kind === 'embed' && i.b.spread && spreadAggregates(i.b.level)));
 }
 
 function aggregatesOn(ctx: ReadContext): void {
@@ -281,7 +290,7 @@ function parseOrder(level: Level, text: string, ctx: ReadContext): Level['order'
     if (related) {
       const b = level.embeds.get(related[1]!.trim());
       if (!b) throw new PostgrestError('PGRST108', `'${clip(related[1]!, 40)}' is not an embedded resource in this request`, { hint: `Verify that '${clip(related[1]!, 40)}' is included in the 'select' query parameter.` });
-      if (b.cardinality !== 'one' || b.spread) throw new PostgrestError('PGRST118', `A related order on '${clip(b.key, 40)}' is not possible`, { details: `'${level.table.name}' and '${b.level.table.name}' do not form a many-to-one or one-to-one relationship` });
+      if (b.cardinality !== 'one') throw new PostgrestError('PGRST118', `A related order on '${clip(b.key, 40)}' is not possible`, { details: `'${level.table.name}' and '${b.level.table.name}' do not form a many-to-one or one-to-one relationship` });
       return { field: resolveField(b.level.table, related[2]!, 'order'), b, descending, nulls };
     }
     void ctx;
