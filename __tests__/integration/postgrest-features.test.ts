@@ -186,6 +186,36 @@ describe('the plan media type', () => {
   });
 });
 
+describe('Prefer: timezone', () => {
+  it('renders timestamps in the time zone asked for, for that request only; an unknown zone is ignored, or PGRST122 when strict', async () => {
+    const during = async (prefer?: string): Promise<{ status: number; body: unknown }> => {
+      const res = await fetch(`${app.url}/events?select=during&id=eq.1`, { headers: { ...bearer(), ...(prefer ? { Prefer: prefer } : {}) } });
+      return { status: res.status, body: await res.json() };
+    };
+    const utc = await during();
+    expect(utc.body).toEqual([{ during: '["2024-01-01 10:00:00+00","2024-01-01 12:00:00+00")' }]);
+    expect((await during('timezone=Asia/Tokyo')).body).toEqual([{ during: '["2024-01-01 19:00:00+09","2024-01-01 21:00:00+09")' }]);
+    // The next request on the same connections is back in the session's zone.
+    for (let i = 0; i < 12; i++) expect((await during()).body).toEqual(utc.body);
+    expect(await during('timezone=Not/AZone')).toEqual(utc);
+    const strict = await during('timezone=Not/AZone, handling=strict');
+    expect(strict.status).toBe(400);
+    expect((strict.body as { code: string }).code).toBe('PGRST122');
+    // A write's representation too, with the preference confirmed.
+    const res = await fetch(`${app.url}/events?id=eq.2`, {
+      method: 'PATCH',
+      headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'return=representation, timezone=America/New_York, tx=rollback' },
+      body: JSON.stringify({ name: 'Review' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('preference-applied')).toContain('timezone=America/New_York');
+    expect(((await res.json()) as { during: string }[])[0]!.during).toBe('["2024-02-01 05:00:00-05","2024-02-01 06:00:00-05")');
+    // postgrest-js sends it like any preference.
+    const { data } = await app.client().from('events').select('during').eq('id', 1).setHeader('Prefer', 'timezone=Asia/Tokyo');
+    expect(data).toEqual([{ during: '["2024-01-01 19:00:00+09","2024-01-01 21:00:00+09")' }]);
+  });
+});
+
 describe('postgrest_version 12 and 13', () => {
   it('13 spreads to-many relations as arrays; 12 refuses with PGRST119', async () => {
     const v12 = await appWith({ postgrestVersion: 12 });

@@ -39,6 +39,8 @@ export function distributedContextStatements(settings: DistributedSettings): str
   ];
   if (settings.request) {
     pairs.push(['request.jwt.claims', settings.request.claims], ['request.method', settings.request.method], ['request.path', settings.request.path], ['request.headers', settings.request.headers]);
+    // The workers render the rows of a router query: they need the request's time zone too.
+    if (settings.request.timeZone) pairs.push(['timezone', settings.request.timeZone]);
   }
   // The names are this module's constants, each a valid two-part custom setting name.
   return [propagateSetCommands, ...pairs.map(([name, value]) => `SET LOCAL ${name} = ${quoteLiteral(value)}`)];

@@ -125,24 +125,25 @@ const contextText = (readOnly: boolean, request = false, trace = false): string 
   "set_config('app.current_agent_id', $3, true), set_config('app.is_super_admin', 'false', true), " +
   "set_config('statement_timeout', $4, true), set_config('search_path', $5, true), pg_advisory_unlock_all()" +
   (readOnly ? ", set_config('transaction_read_only', 'on', true)" : '') +
-  (request ? ", set_config('request.jwt.claims', $6, true), set_config('request.method', $7, true), set_config('request.path', $8, true), set_config('request.headers', $9, true)" : '') +
+  // A door's time zone for the request (an empty value keeps the session's).
+  (request ? ", set_config('request.jwt.claims', $6, true), set_config('request.method', $7, true), set_config('request.path', $8, true), set_config('request.headers', $9, true), set_config('timezone', coalesce(nullif($10, ''), current_setting('timezone')), true)" : '') +
   // Tracing (docs/observability.md, "The trace in PostgreSQL"): set beside the context, never in
   // the statement text, so prepared statements stay shared; application_name shows in
   // pg_stat_activity and log_line_prefix %a, and both revert at the end of the transaction.
-  (trace ? `, set_config('tablegate.trace_id', $${request ? 10 : 6}, true), set_config('application_name', $${request ? 11 : 7}, true)` : '');
+  (trace ? `, set_config('tablegate.trace_id', $${request ? 11 : 6}, true), set_config('application_name', $${request ? 12 : 7}, true)` : '');
 
 // Versioned names: a connection that prepared an older text must not run it under this name.
 const contextStatements = {
   ro: { name: 'tablegate_context_ro_v2', text: contextText(true) },
   rw: { name: 'tablegate_context_rw_v2', text: contextText(false) },
   // With a door's request.* settings: the same, plus those.
-  roRequest: { name: 'tablegate_context_ro_request_v1', text: contextText(true, true) },
-  rwRequest: { name: 'tablegate_context_rw_request_v1', text: contextText(false, true) },
+  roRequest: { name: 'tablegate_context_ro_request_v2', text: contextText(true, true) },
+  rwRequest: { name: 'tablegate_context_rw_request_v2', text: contextText(false, true) },
   // With tracing on: the same, plus the trace.
   roTrace: { name: 'tablegate_context_ro_trace_v1', text: contextText(true, false, true) },
   rwTrace: { name: 'tablegate_context_rw_trace_v1', text: contextText(false, false, true) },
-  roRequestTrace: { name: 'tablegate_context_ro_request_trace_v1', text: contextText(true, true, true) },
-  rwRequestTrace: { name: 'tablegate_context_rw_request_trace_v1', text: contextText(false, true, true) },
+  roRequestTrace: { name: 'tablegate_context_ro_request_trace_v2', text: contextText(true, true, true) },
+  rwRequestTrace: { name: 'tablegate_context_rw_request_trace_v2', text: contextText(false, true, true) },
 } as const;
 
 function contextStatementOf(settings: Pick<TransactionSettings, 'readOnly' | 'request' | 'trace'>): { readonly name: string; readonly text: string } {
@@ -185,7 +186,7 @@ const contextValues = (settings: Omit<TransactionSettings, 'prepared'>): string[
   settings.agentId,
   String(settings.statementTimeoutMs),
   settings.searchPath,
-  ...(settings.request ? [settings.request.claims, settings.request.method, settings.request.path, settings.request.headers] : []),
+  ...(settings.request ? [settings.request.claims, settings.request.method, settings.request.path, settings.request.headers, settings.request.timeZone ?? ''] : []),
   ...(settings.trace ? [settings.trace.traceId, settings.trace.traceparent] : []),
 ];
 

@@ -25,6 +25,8 @@ export interface RequestSettings {
   readonly method: string;
   readonly path: string;
   readonly headers: string;
+  /** The request's TimeZone (a name the door checked), in force for its transaction; absent: the session's. */
+  readonly timeZone?: string;
 }
 
 /** A plan with a statement to run, and the door's `request.*` settings when it gives any (execute adds them). */

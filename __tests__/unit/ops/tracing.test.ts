@@ -45,8 +45,8 @@ describe('the context statement', () => {
     expect(traced.values.slice(5)).toEqual(['a'.repeat(32), `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`]);
     const request = { claims: '{}', method: 'GET', path: '/x', headers: '{}' };
     const both = contextQuery({ ...settings, request, trace: { traceId: 'c'.repeat(32), traceparent: 'p' } });
-    expect(both.text).toContain("set_config('tablegate.trace_id', $10, true), set_config('application_name', $11, true)");
-    expect(both.values).toHaveLength(11);
+    expect(both.text).toContain("set_config('tablegate.trace_id', $11, true), set_config('application_name', $12, true)");
+    expect(both.values).toHaveLength(12);
   });
 });
 

@@ -3,7 +3,7 @@
  * and the response of a function's RAISE SQLSTATE 'PGRST' (lib/doors/postgrest/postgrest-error.ts).
  */
 import { PostgrestError, raisedPostgrestError, RaisedPostgrestError } from '../../../lib/doors/postgrest/postgrest-error';
-import { parsePostgrestPrefer } from '../../../lib/doors/postgrest/parse/postgrest-prefer';
+import { parsePostgrestPrefer, preferredTimeZone } from '../../../lib/doors/postgrest/parse/postgrest-prefer';
 
 describe('parsePostgrestPrefer', () => {
   it('reads return, missing, resolution, tx and lists what it applied', () => {
@@ -32,8 +32,15 @@ describe('parsePostgrestPrefer', () => {
     expect(parsePostgrestPrefer('params=single-object', 'write').singleObject).toBe(false);
   });
 
-  it('refuses timezone= (not served) instead of ignoring it', () => {
-    expect(() => parsePostgrestPrefer('timezone=UTC', 'write')).toThrow(/Feature not implemented/);
+  it('timezone= is applied when it names a time zone, else ignored (PGRST122 with handling=strict)', () => {
+    expect(parsePostgrestPrefer('timezone=America/New_York', 'write').applied).toEqual(['timezone=America/New_York']);
+    expect(parsePostgrestPrefer('timezone=UTC', 'call').applied).toEqual(['timezone=UTC']);
+    for (const bad of ['Not/AZone', '+05:00', "UTC'; --", 'x'.repeat(80)]) {
+      expect(parsePostgrestPrefer(`timezone=${bad}`, 'write').applied).toEqual([]);
+      expect(() => parsePostgrestPrefer(`timezone=${bad}, handling=strict`, 'write')).toThrow(/Invalid preferences/);
+    }
+    expect(preferredTimeZone('timezone=Asia/Tokyo, count=exact')).toBe('Asia/Tokyo');
+    expect(preferredTimeZone('timezone=Asia/Nowhere')).toBeUndefined();
   });
 });
 

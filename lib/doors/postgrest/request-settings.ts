@@ -8,6 +8,7 @@
  */
 import type { RequestSettings } from '../../pipeline/database';
 import type { ExecuteContext } from '../../pipeline/stage-types';
+import { preferredTimeZone } from './parse/postgrest-prefer';
 
 export function requestSettings(ctx: ExecuteContext): RequestSettings {
   const { identity, request } = ctx;
@@ -20,7 +21,9 @@ export function requestSettings(ctx: ExecuteContext): RequestSettings {
     if (identity.scopes.length) claims['scope'] = identity.scopes.join(' ');
   }
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => value !== undefined && !credentialHeaders.has(name)));
-  return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers) };
+  // `Prefer: timezone=`: the transaction's TimeZone, in which timestamps are rendered (docs/postgrest-dialect.md, "Preferences").
+  const timeZone = preferredTimeZone(request.headers['prefer']);
+  return { claims: JSON.stringify(claims), method: request.method, path: `/${request.segments.join('/')}`, headers: JSON.stringify(headers), ...(timeZone ? { timeZone } : {}) };
 }
 
 /** Headers that carry credentials: never copied into `request.headers`. */

@@ -27,6 +27,7 @@ import { findRelationship } from './find-relationship';
 import { bad, parseColumnFilter, parseLogicTree, splitItems } from './parse-condition';
 import { clip, parseSelect, type RawItem } from './parse-select';
 import { parseAccept, parseRange } from './postgrest-headers';
+import { isTimeZone } from './postgrest-prefer';
 
 /** Caps (docs/postgrest-dialect.md, "Limits"). */
 export const readLimits = Object.freeze({ embeds: 16, conditions: 100, orderTerms: 32, queryParameters: 200 });
@@ -119,6 +120,10 @@ export function parsePostgrestRead(table: Table, request: GatewayRequest, ctx: R
   const countPref = prefer.get('count');
   if (countPref !== undefined && countPref !== 'exact' && countPref !== 'planned' && countPref !== 'estimated' && prefer.get('handling') === 'strict') {
     throw new PostgrestError('PGRST122', 'Invalid preferences given with handling=strict', { details: `Invalid preferences: count=${clip(countPref, 20)}` });
+  }
+  const timeZone = prefer.get('timezone');
+  if (timeZone !== undefined && !isTimeZone(timeZone) && prefer.get('handling') === 'strict') {
+    throw new PostgrestError('PGRST122', 'Invalid preferences given with handling=strict', { details: `Invalid preferences: timezone=${clip(timeZone, 40)}` });
   }
   const countMode = countPref === 'exact' || countPref === 'planned' || countPref === 'estimated' ? countPref : null;
 

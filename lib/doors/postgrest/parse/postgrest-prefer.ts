@@ -3,8 +3,7 @@
  * "Preferences"). In: the header text (parsed by parse-prefer.ts, the default dialect's), what the
  * request is. Out: the preferences as closed values, and the ones applied (the response's
  * Preference-Applied header). Never: ignores a preference it cannot honour when the caller asked
- * for `handling=strict` (PGRST122), or one that would change what is written or returned
- * (`timezone`: PGRST127); an unknown or invalid one is ignored otherwise, as PostgREST does.
+ * for `handling=strict` (PGRST122); an unknown or invalid one is ignored otherwise, as PostgREST does.
  */
 import { PostgrestError } from '../postgrest-error';
 import { parsePrefer } from '../../shared/parse-prefer';
@@ -31,8 +30,29 @@ const valid: Readonly<Record<string, (v: string) => boolean>> = {
   tx: (v) => v === 'commit' || v === 'rollback',
   'max-affected': (v) => /^\d{1,9}$/.test(v),
   params: (v) => v === 'single-object',
-  timezone: () => true,
+  timezone: (v) => isTimeZone(v),
 };
+
+/**
+ * A time zone name PostgreSQL and the IANA database know (`America/New_York`, `UTC`,
+ * `Etc/GMT+5`): letters, digits and `_ + - /`, which Intl (Node's IANA data) accepts. An offset
+ * or a POSIX rule is not a name. Checked before it reaches SQL.
+ */
+export function isTimeZone(name: string): boolean {
+  if (name.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `Prefer: timezone=<name>` when the name is a time zone (request-settings.ts sets it for the transaction). */
+export function preferredTimeZone(header: string | undefined): string | undefined {
+  const name = parsePrefer(header).get('timezone');
+  return name !== undefined && isTimeZone(name) ? name : undefined;
+}
 
 /** `what`: an insert (resolution, missing apply), another write, or a function call (params applies). */
 export function parsePostgrestPrefer(header: string | undefined, what: 'insert' | 'write' | 'call'): PostgrestPrefer {
@@ -46,8 +66,9 @@ export function parsePostgrestPrefer(header: string | undefined, what: 'insert' 
     const v = raw.get(name);
     return v !== undefined && valid[name]!(v) ? v : undefined;
   };
-  if (get('timezone') !== undefined) throw new PostgrestError('PGRST127', 'Feature not implemented', { details: 'Prefer: timezone is not served; timestamps are rendered in the session TimeZone (docs/postgrest-dialect.md, "Preferences").' });
   const applied: string[] = [];
+  const timeZone = get('timezone');
+  if (timeZone !== undefined) applied.push(`timezone=${timeZone}`);
   const returnMode = (get('return') ?? 'minimal') as PostgrestPrefer['returnMode'];
   if (what !== 'call' && get('return') !== undefined) applied.push(`return=${returnMode}`);
   const resolution = what === 'insert' ? get('resolution') : undefined;
