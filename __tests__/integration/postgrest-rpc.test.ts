@@ -57,11 +57,23 @@ describe('postgrest calls: arguments', () => {
     expect((await text.json()) as Any).toBe('HELLO');
   });
 
-  it('Prefer: params=single-object passes the body as the one json argument', async () => {
-    const res = await fetch(`${app.url}/rpc/single_obj`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: 'params=single-object' }, body: '{"a":1,"b":[2]}' });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('preference-applied')).toBe('params=single-object');
-    expect((await res.json()) as Any).toEqual({ got: { a: 1, b: [2] } });
+  it('Prefer: params=single-object passes the body as the one json argument with postgrest_version 12; 13 removed it', async () => {
+    const v12 = await startPostgrestApp({ postgrestVersion: 12 }, db);
+    try {
+      const call = (server: PostgrestApp, prefer: string) =>
+        fetch(`${server.url}/rpc/single_obj`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json', Prefer: prefer }, body: '{"a":1,"b":[2]}' });
+      const res = await call(v12, 'params=single-object');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('preference-applied')).toBe('params=single-object');
+      expect((await res.json()) as Any).toEqual({ got: { a: 1, b: [2] } });
+      // 13: an unknown preference, so the keys are the arguments (none is named `a`): PGRST202.
+      const ignored = await call(app, 'params=single-object');
+      expect({ status: ignored.status, code: ((await ignored.json()) as Any).code }).toEqual({ status: 404, code: 'PGRST202' });
+      const strict = await call(app, 'params=single-object, handling=strict');
+      expect({ status: strict.status, code: ((await strict.json()) as Any).code }).toEqual({ status: 400, code: 'PGRST122' });
+    } finally {
+      await v12.close();
+    }
   });
 
   it('an unknown function or argument is PGRST202 (404); a function of another schema is not reached', async () => {

@@ -28,8 +28,11 @@ describe('parsePostgrestPrefer', () => {
     expect(parsePostgrestPrefer('max-affected=5', 'write').maxAffected).toBeNull();
     expect(parsePostgrestPrefer('handling=strict, max-affected=5', 'write').maxAffected).toBe(5);
     expect(parsePostgrestPrefer('handling=strict, max-affected=5', 'insert').maxAffected).toBeNull();
-    expect(parsePostgrestPrefer('params=single-object', 'call').singleObject).toBe(true);
-    expect(parsePostgrestPrefer('params=single-object', 'write').singleObject).toBe(false);
+    expect(parsePostgrestPrefer('params=single-object', 'call', 12).singleObject).toBe(true);
+    expect(parsePostgrestPrefer('params=single-object', 'write', 12).singleObject).toBe(false);
+    // PostgREST 13 removed it: an unknown preference there.
+    expect(parsePostgrestPrefer('params=single-object', 'call', 13).singleObject).toBe(false);
+    expect(() => parsePostgrestPrefer('params=single-object, handling=strict', 'call', 13)).toThrow(PostgrestError);
   });
 
   it('timezone= is applied when it names a time zone, else ignored (PGRST122 with handling=strict)', () => {

@@ -31,7 +31,7 @@ type Query = [string, string][];
 export function parsePostgrestRpc(name: string, request: GatewayRequest, ctx: ReadContext): Command {
   const overloads = ctx.schema.functions.filter((f) => f.schema === ctx.profile && f.name === name);
   const reading = request.method === 'GET' || request.method === 'HEAD';
-  const prefer = parsePostgrestPrefer(request.headers['prefer'], 'call');
+  const prefer = parsePostgrestPrefer(request.headers['prefer'], 'call', ctx.config.postgrestVersion);
   const argNames = new Set(overloads.flatMap((f) => f.args.map((a) => a.name).filter((n) => n !== '')));
   const argQuery: Query = [];
   const readQuery: Query = [];

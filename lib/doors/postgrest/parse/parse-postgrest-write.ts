@@ -36,7 +36,7 @@ export const maxMissingDefaultValues = 30000;
 
 export function parsePostgrestWrite(table: Table, request: GatewayRequest, ctx: ReadContext): Command {
   const method = request.method as WriteAnswer['method'];
-  const prefer = parsePostgrestPrefer(request.headers['prefer'], method === 'POST' ? 'insert' : 'write');
+  const prefer = parsePostgrestPrefer(request.headers['prefer'], method === 'POST' ? 'insert' : 'write', ctx.config.postgrestVersion);
   const { readQuery, whereQuery, columnsText, onConflictText } = splitQuery(request, method);
   const where = whereQuery.length ? conditionsOf(table, whereQuery, ctx, request) : [];
   const plan = planAccepted(request.headers['accept']);

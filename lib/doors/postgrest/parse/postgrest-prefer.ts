@@ -54,17 +54,22 @@ export function preferredTimeZone(header: string | undefined): string | undefine
   return name !== undefined && isTimeZone(name) ? name : undefined;
 }
 
-/** `what`: an insert (resolution, missing apply), another write, or a function call (params applies). */
-export function parsePostgrestPrefer(header: string | undefined, what: 'insert' | 'write' | 'call'): PostgrestPrefer {
+/**
+ * `what`: an insert (resolution, missing apply), another write, or a function call (params
+ * applies). `version`: PostgREST 13 removed `params=single-object` (its changelog, #3757), so
+ * with 13 it is an unknown preference.
+ */
+export function parsePostgrestPrefer(header: string | undefined, what: 'insert' | 'write' | 'call', version: 12 | 13 = 13): PostgrestPrefer {
   const raw = parsePrefer(header);
   const strict = raw.get('handling') === 'strict';
-  const invalid = [...raw.entries()].filter(([name, value]) => valid[name] === undefined || !valid[name]!(value));
+  const known = (name: string): boolean => valid[name] !== undefined && (name !== 'params' || version === 12);
+  const invalid = [...raw.entries()].filter(([name, value]) => !known(name) || !valid[name]!(value));
   if (strict && invalid.length) {
     throw new PostgrestError('PGRST122', 'Invalid preferences given with handling=strict', { details: `Invalid preferences: ${invalid.map(([n, v]) => clip(v === '' ? n : `${n}=${v}`, 40)).join(', ')}` });
   }
   const get = (name: string): string | undefined => {
     const v = raw.get(name);
-    return v !== undefined && valid[name]!(v) ? v : undefined;
+    return v !== undefined && known(name) && valid[name]!(v) ? v : undefined;
   };
   const applied: string[] = [];
   const timeZone = get('timezone');
