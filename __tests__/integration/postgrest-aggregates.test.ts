@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GatewayOptions } from '../../lib';
-import { pgrstTokenA, pgrstTokenB, startPostgrestApp, type PostgrestApp } from '../support/postgrest-app';
+import { pgrstTokenA, pgrstTokenB, recordingApps, type PostgrestApp } from '../support/postgrest-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 let db: TestDatabase;
@@ -19,22 +19,7 @@ const apps: PostgrestApp[] = [];
 /** SQL the execute stage was asked to run (a refusal before SQL leaves it empty). */
 let executed: string[] = [];
 
-async function appWith(options: Partial<GatewayOptions> = {}): Promise<PostgrestApp> {
-  const app = await startPostgrestApp(
-    {
-      stages: {
-        execute: (ctx, execute) => {
-          executed.push(ctx.plan.query?.text ?? '');
-          return execute(ctx);
-        },
-      },
-      ...options,
-    },
-    db,
-  );
-  apps.push(app);
-  return app;
-}
+const appWith = recordingApps(() => db, apps, (text) => executed.push(text));
 
 const byVersion = new Map<12 | 13, PostgrestApp>();
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@supabase/supabase-js';
 import type { GatewayOptions } from '../../lib';
-import { pgrstTokenA, startPostgrestApp, type PostgrestApp } from '../support/postgrest-app';
+import { pgrstTokenA, recordingApps, type PostgrestApp } from '../support/postgrest-app';
 import { createTestDatabase, signToken, TENANT_A, TEST_JWT_SECRET, type TestDatabase } from '../support/test-database';
 
 let db: TestDatabase;
@@ -17,22 +17,7 @@ const apps: PostgrestApp[] = [];
 /** SQL the execute stage was asked to run, per app (a refusal before SQL leaves it empty). */
 let executed: string[] = [];
 
-async function appWith(options: Partial<GatewayOptions> = {}): Promise<PostgrestApp> {
-  const app = await startPostgrestApp(
-    {
-      stages: {
-        execute: (ctx, execute) => {
-          executed.push(ctx.plan.query?.text ?? '');
-          return execute(ctx);
-        },
-      },
-      ...options,
-    },
-    db,
-  );
-  apps.push(app);
-  return app;
-}
+const appWith = recordingApps(() => db, apps, (text) => executed.push(text));
 
 let app: PostgrestApp;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GatewayOptions } from '../../lib';
-import { pgrstTokenA, pgrstTokenB, startPostgrestApp, type PostgrestApp } from '../support/postgrest-app';
+import { pgrstTokenA, pgrstTokenB, recordingApps, type PostgrestApp } from '../support/postgrest-app';
 import { createTestDatabase, TENANT_A, TENANT_B, type TestDatabase } from '../support/test-database';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -20,11 +20,7 @@ let db: TestDatabase;
 const apps: PostgrestApp[] = [];
 let executed: string[] = [];
 
-async function appWith(options: Partial<GatewayOptions> = {}): Promise<PostgrestApp> {
-  const app = await startPostgrestApp({ stages: { execute: (ctx, execute) => (executed.push(ctx.plan.query?.text ?? ''), execute(ctx)) }, ...options }, db);
-  apps.push(app);
-  return app;
-}
+const appWith = recordingApps(() => db, apps, (text) => executed.push(text));
 
 let app: PostgrestApp;
 const A = () => app.client(pgrstTokenA);

@@ -46,6 +46,23 @@ export async function startPostgrestApp(options: Partial<GatewayOptions> = {}, d
   };
 }
 
+/**
+ * A PostgREST-dialect app on `db` whose execute stage first reports each statement's text to
+ * `record` (a request refused before any SQL reports none): what tests of "refused before SQL" read.
+ */
+export function startRecordingPostgrestApp(record: (text: string) => void, options: Partial<GatewayOptions>, db: TestDatabase): Promise<PostgrestApp> {
+  return startPostgrestApp({ stages: { execute: (ctx, execute) => (record(ctx.plan.query?.text ?? ''), execute(ctx)) }, ...options }, db);
+}
+
+/** `appWith(options)` of a test file: a recording app (above) on `db()`, kept in `apps` for afterAll to close. */
+export function recordingApps(db: () => TestDatabase, apps: PostgrestApp[], record: (text: string) => void): (options?: Partial<GatewayOptions>) => Promise<PostgrestApp> {
+  return async (options = {}) => {
+    const app = await startRecordingPostgrestApp(record, options, db());
+    apps.push(app);
+    return app;
+  };
+}
+
 /** One app for a whole test file: started in beforeAll, closed in afterAll. */
 export function usePostgrestApp(options: Partial<GatewayOptions>, onStart: (app: PostgrestApp) => void): void {
   let started: PostgrestApp | undefined;
