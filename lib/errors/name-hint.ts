@@ -36,18 +36,22 @@ export interface NameCandidate {
   readonly visible: (v: NameVisibility) => boolean;
 }
 
+/** Which of the visible names a hint names for the input, if any (a door may score nearness its own way). */
+export type ChooseName = (input: string, names: readonly string[]) => string | undefined;
+
 export class NameHint {
   constructor(
     private readonly input: string,
     private readonly candidates: () => Iterable<NameCandidate>,
     private readonly format: (near: string) => string,
+    private readonly choose: ChooseName = nearestName,
   ) {}
 
   /** The hint naming the nearest candidate the caller may see, or undefined. */
   hintFor(visibility: NameVisibility): string | undefined {
     const names: string[] = [];
     for (const c of this.candidates()) if (c.visible(visibility)) names.push(c.name);
-    const near = nearestName(this.input, names);
+    const near = this.choose(this.input, names);
     return near === undefined ? undefined : this.format(near);
   }
 }
@@ -56,8 +60,8 @@ export class NameHint {
  * Options for an error with a "did you mean" hint: the hint over every candidate (what a unit test
  * of a stage sees) and the NameHint the request handler narrows to the caller's view.
  */
-export function suggestName(input: string, candidates: () => Iterable<NameCandidate>, format: (near: string) => string): { hint?: string; names: NameHint } {
-  const names = new NameHint(input, candidates, format);
+export function suggestName(input: string, candidates: () => Iterable<NameCandidate>, format: (near: string) => string, choose?: ChooseName): { hint?: string; names: NameHint } {
+  const names = new NameHint(input, candidates, format, choose);
   const hint = names.hintFor(everythingVisible);
   return hint === undefined ? { names } : { hint, names };
 }
