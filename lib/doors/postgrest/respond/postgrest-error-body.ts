@@ -11,7 +11,7 @@ import { isPostgrestError, RaisedPostgrestError } from '../postgrest-error';
 
 export interface PostgrestErrorBody {
   readonly status: number;
-  readonly body: { code: string; message: string; details: string | null; hint: string | null };
+  readonly body: { code: string; message: string; details: string | readonly Record<string, string>[] | null; hint: string | null };
 }
 
 /** Catalogue codes without a SQLSTATE -> PostgREST's code and status for the same case. */
@@ -47,7 +47,9 @@ export function postgrestErrorBody(error: GatewayError, anonymous: boolean): Pos
   const hint = error.hint ?? null;
   if (error instanceof RaisedPostgrestError) return { status: error.pgrstStatus, body: { ...error.body, code: error.body.code ?? '', message: error.body.message ?? '' } };
   if (isPostgrestError(error)) {
-    return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: error.message, details: detailsText(error.details), hint } };
+    // A list (PGRST201's candidates) stays a JSON array, as PostgREST sends it; anything else is text.
+    const details = Array.isArray(error.details) ? (error.details as Record<string, string>[]) : detailsText(error.details);
+    return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: error.message, details, hint } };
   }
   const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<string, unknown>;
   const sqlstate = typeof details['sqlstate'] === 'string' ? details['sqlstate'] : undefined;
