@@ -59,7 +59,7 @@ export class PostgrestError extends GatewayError {
   readonly wording12: Wording | undefined;
 
   /** `status`: where PostgREST sends one code with two statuses (PGRST107: 406 for Accept, 415 for Content-Type). */
-  constructor(code: PostgrestCode, message: string, options: { details?: string; hint?: string; headers?: Record<string, string>; status?: number; names?: NameHint; wording12?: Wording } = {}) {
+  constructor(code: PostgrestCode, message: string, options: { details?: string | readonly Record<string, string>[]; hint?: string; headers?: Record<string, string>; status?: number; names?: NameHint; wording12?: Wording } = {}) {
     const { status, wording12, ...rest } = options;
     super(postgrestCodes[code].code, message, rest);
     this.name = 'PostgrestError';

@@ -12,7 +12,7 @@ import { isPostgrestError, RaisedPostgrestError } from '../postgrest-error';
 export interface PostgrestErrorBody {
   readonly status: number;
   /** PostgREST 12's 404 for a path that is not a route is an empty object. */
-  readonly body: { code: string; message: string; details: string | null; hint: string | null } | Record<string, never>;
+  readonly body: { code: string; message: string; details: string | readonly Record<string, string>[] | null; hint: string | null } | Record<string, never>;
   /** Headers in place of the error's own (an expired token's WWW-Authenticate). */
   readonly headers?: Record<string, string>;
 }
@@ -64,7 +64,9 @@ export function postgrestErrorBody(error: GatewayError, anonymous: boolean, vers
   if (isPostgrestError(error)) {
     if (version === 12 && error.pgrstCode === 'PGRST125') return { status: 404, body: {} };
     const worded = version === 12 && error.wording12 ? error.wording12 : { message: error.message, hint };
-    return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: worded.message, details: detailsText(error.details), hint: worded.hint } };
+    // A list (PGRST201's candidates) stays a JSON array, as PostgREST sends it; anything else is text.
+    const details = Array.isArray(error.details) ? (error.details as Record<string, string>[]) : detailsText(error.details);
+    return { status: error.pgrstStatus, body: { code: error.pgrstCode, message: worded.message, details, hint: worded.hint } };
   }
   const details = (typeof error.details === 'object' && error.details !== null ? error.details : {}) as Record<string, unknown>;
   const sqlstate = typeof details['sqlstate'] === 'string' ? details['sqlstate'] : undefined;
