@@ -180,6 +180,11 @@ describe('Prefer: timezone', () => {
     const utc = await during();
     expect(utc.body).toEqual([{ during: '["2024-01-01 10:00:00+00","2024-01-01 12:00:00+00")' }]);
     expect((await during('timezone=Asia/Tokyo')).body).toEqual([{ during: '["2024-01-01 19:00:00+09","2024-01-01 21:00:00+09")' }]);
+    // Preference-Applied in PostgREST's order on a read: count, handling, timezone.
+    const applied = await fetch(`${app.url}/events?select=id`, { headers: { ...bearer(), Prefer: 'timezone=Asia/Tokyo, handling=strict, count=exact' } });
+    expect(applied.headers.get('preference-applied')).toBe('count=exact, handling=strict, timezone=Asia/Tokyo');
+    const none = await fetch(`${app.url}/events?select=id`, { headers: { ...bearer(), Prefer: 'timezone=Not/AZone' } });
+    expect(none.headers.get('preference-applied')).toBeNull();
     // The next request on the same connections is back in the session's zone.
     for (let i = 0; i < 12; i++) expect((await during()).body).toEqual(utc.body);
     expect(await during('timezone=Not/AZone')).toEqual(utc);
@@ -193,7 +198,7 @@ describe('Prefer: timezone', () => {
       body: JSON.stringify({ name: 'Review' }),
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('preference-applied')).toContain('timezone=America/New_York');
+    expect(res.headers.get('preference-applied')).toBe('return=representation, tx=rollback, timezone=America/New_York');
     expect(((await res.json()) as { during: string }[])[0]!.during).toBe('["2024-02-01 05:00:00-05","2024-02-01 06:00:00-05")');
     // postgrest-js sends it like any preference.
     const { data } = await app.client().from('events').select('during').eq('id', 1).setHeader('Prefer', 'timezone=Asia/Tokyo');

@@ -502,6 +502,8 @@ export interface ReadCommand {
   readonly head: boolean;
   /** `nulls=stripped` on the media type: keys whose value is null are left out of each row object. */
   readonly stripNulls?: boolean;
+  /** The options applied, as the caller spelled them, for the responder to confirm (as a write's answer has them). */
+  readonly applied?: readonly string[];
 }
 
 export type CommandKind = Command['kind'];

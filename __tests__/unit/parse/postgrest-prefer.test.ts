@@ -10,7 +10,11 @@ describe('parsePostgrestPrefer', () => {
     const p = parsePostgrestPrefer('return=representation, missing=default, resolution=merge-duplicates, tx=rollback', 'insert');
     expect(p).toMatchObject({ returnMode: 'representation', missingDefault: true, rollback: true, maxAffected: null });
     expect(p.raw.get('resolution')).toBe('merge-duplicates');
-    expect(p.applied).toEqual(['return=representation', 'resolution=merge-duplicates', 'missing=default', 'tx=rollback']);
+    // PostgREST's order (Preferences.hs, prefAppliedHeader), whatever the order written.
+    expect(p.applied).toEqual(['resolution=merge-duplicates', 'missing=default', 'return=representation', 'tx=rollback']);
+    expect(parsePostgrestPrefer('max-affected=2, timezone=UTC, handling=strict, tx=commit, count=exact, return=minimal', 'write').applied).toEqual([
+      'return=minimal', 'count=exact', 'tx=commit', 'handling=strict', 'timezone=UTC', 'max-affected=2',
+    ]);
   });
 
   it('defaults to return=minimal; ignores unknown or invalid preferences unless handling=strict', () => {

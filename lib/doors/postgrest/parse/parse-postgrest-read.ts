@@ -141,6 +141,7 @@ export function parsePostgrestRead(table: Table, request: GatewayRequest, ctx: R
     explicitOffset,
     head: request.method === 'HEAD',
     ...(accepted.stripNulls ? { stripNulls: true } : {}),
+    ...readApplied(countMode, prefer.get('handling') === 'strict', timeZone !== undefined && isTimeZone(timeZone) ? timeZone : undefined),
   };
   return Object.freeze(command);
 }
@@ -354,4 +355,10 @@ function finish(level: Level): ReadNode {
   const order: OrderTerm[] = level.order.map(({ b, ...o }) => Object.freeze(b === null ? { ...o, embed: null } : relatedOrder(o, embedOf(b), grouped)));
   checkSpreadKeys(items);
   return Object.freeze({ table: level.table, items: Object.freeze(items), explicitSelect: level.explicitSelect, where: Object.freeze(where), order: Object.freeze(order), limit: level.limit, offset: level.offset });
+}
+
+/** A read's Preference-Applied, in PostgREST's order (count, handling, timezone); none: no key. */
+function readApplied(count: string | null, strict: boolean, timeZone: string | undefined): { applied?: readonly string[] } {
+  const applied = [...(count === null ? [] : [`count=${count}`]), ...(strict ? ['handling=strict'] : []), ...(timeZone === undefined ? [] : [`timezone=${timeZone}`])];
+  return applied.length ? { applied: Object.freeze(applied) } : {};
 }

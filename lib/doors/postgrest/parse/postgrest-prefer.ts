@@ -71,24 +71,28 @@ export function parsePostgrestPrefer(header: string | undefined, what: 'insert' 
     const v = raw.get(name);
     return v !== undefined && known(name) && valid[name]!(v) ? v : undefined;
   };
+  // Preference-Applied in PostgREST's order (its Preferences.hs, prefAppliedHeader): resolution,
+  // missing, return, count, tx, handling, timezone, max-affected.
   const applied: string[] = [];
-  const timeZone = get('timezone');
-  if (timeZone !== undefined) applied.push(`timezone=${timeZone}`);
-  const returnMode = (get('return') ?? 'minimal') as PostgrestPrefer['returnMode'];
-  if (what !== 'call' && get('return') !== undefined) applied.push(`return=${returnMode}`);
   const resolution = what === 'insert' ? get('resolution') : undefined;
   if (resolution !== undefined) applied.push(`resolution=${resolution}`);
   const missingDefault = what === 'insert' && get('missing') === 'default';
   if (missingDefault) applied.push('missing=default');
+  const returnMode = (get('return') ?? 'minimal') as PostgrestPrefer['returnMode'];
+  if (what !== 'call' && get('return') !== undefined) applied.push(`return=${returnMode}`);
+  const count = get('count');
+  if (count !== undefined) applied.push(`count=${count}`);
   const tx = get('tx');
   if (tx !== undefined) applied.push(`tx=${tx}`);
+  if (strict) applied.push('handling=strict');
+  const timeZone = get('timezone');
+  if (timeZone !== undefined) applied.push(`timezone=${timeZone}`);
   // max-affected is honoured with handling=strict only, as PostgREST does.
   const maxText = what !== 'insert' && strict ? get('max-affected') : undefined;
-  if (strict) applied.push('handling=strict');
   if (maxText !== undefined) applied.push(`max-affected=${maxText}`);
   const singleObject = what === 'call' && get('params') === 'single-object';
   if (singleObject) applied.push('params=single-object');
   // The raw map as parseOnConflict reads it: only a valid resolution.
   const forConflict = new Map<string, string>(resolution === undefined ? [] : [['resolution', resolution]]);
-  return Object.freeze({ raw: forConflict, returnMode, missingDefault, maxAffected: maxText === undefined ? null : Number(maxText), rollback: tx === 'rollback', singleObject, count: get('count') !== undefined, applied: Object.freeze(applied) });
+  return Object.freeze({ raw: forConflict, returnMode, missingDefault, maxAffected: maxText === undefined ? null : Number(maxText), rollback: tx === 'rollback', singleObject, count: count !== undefined, applied: Object.freeze(applied) });
 }

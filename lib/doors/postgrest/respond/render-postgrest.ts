@@ -40,7 +40,8 @@ export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, res
   if (command.media === 'plan' && command.plan) return renderPlan(command.plan, plan, result, profile);
   const shape = plan.shape;
   if (shape.kind !== 'read') throw new Error(`the plan's result shape is ${shape.kind}, expected read`);
-  return renderRead(command, shape, result, profile);
+  const response = renderRead(command, shape, result, profile);
+  return command.applied ? { ...response, headers: { ...response.headers, 'Preference-Applied': command.applied.join(', ') } } : response;
 }
 
 const contentTypes = {
