@@ -301,7 +301,9 @@ function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: read
     // A spread to-many level: each of its fields becomes an array of values.
     const keys = spreadKeys(e.node);
     const pairs = keys.map((k) => sql`${k}::text, coalesce(json_agg(${s}.j -> ${k}::text), '[]')`);
-    return sql`SELECT ${objectOf(pairs)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
+    // `n` counts the related rows: the object of arrays exists even without any (`!inner` and
+    // `rel=not.is.null` test `n`, see hasRows).
+    return sql`SELECT ${objectOf(pairs)} AS j, count(*) AS n FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
   }
   return sql`SELECT coalesce(json_agg(${s}.j), '[]') AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`;
 }
