@@ -111,6 +111,40 @@ describe('spread of a one-to-many embed (13)', () => {
   });
 });
 
+describe('spread of a one-to-many embed: order and nulls (13)', () => {
+  it('orders every array by a column the spread does not select, and by a related column', async () => {
+    const byPages = await app.client().from('authors').select('name, ...books!author_id(title)').eq('id', 2).order('pages', { referencedTable: 'books' });
+    expect(byPages.error).toBeNull();
+    expect(byPages.data).toEqual([{ name: 'Brontë', title: ['Poems of the Moors', 'Shirley', 'Jane Eyre'] }]);
+    const byEditor = await app
+      .client()
+      .from('authors')
+      .select('name, ...books!author_id(title, ...editor:authors!books_editor_fkey(editor:name))')
+      .eq('id', 2)
+      .order('editor(name)', { referencedTable: 'books', ascending: false, nullsFirst: false });
+    expect(byEditor.error).toBeNull();
+    expect(byEditor.data).toEqual([{ name: 'Brontë', title: ['Poems of the Moors', 'Shirley', 'Jane Eyre'], editor: ['Brontë', 'Ada', null] }]);
+  });
+
+  it('orders by a spread to-one embed, at the top level too (12 and 13)', async () => {
+    for (const a of [app, v12]) {
+      const { data, error } = await a.client().from('books').select('title, ...editor:authors!books_editor_fkey(editor:name)').in('id', [1, 2, 3]).order('editor(name)', { nullsFirst: true });
+      expect(error).toBeNull();
+      expect(data).toEqual([
+        { title: 'Jane Eyre', editor: null },
+        { title: 'Shirley', editor: 'Ada' },
+        { title: 'Notes on the Engine', editor: 'Brontë' },
+      ]);
+    }
+  });
+
+  it('a null value is a null element, not a missing one', async () => {
+    const { data, error } = await app.client().from('authors').select('name, ...books!author_id(price)').eq('id', 2).order('id', { referencedTable: 'books' });
+    expect(error).toBeNull();
+    expect(data).toEqual([{ name: 'Brontë', price: [20, null, 5] }]);
+  });
+});
+
 describe('spread of a many-to-many embed through a junction (13)', () => {
   it('each key holds the array of values; the other tenant stays out', async () => {
     const { data, error } = await app

@@ -281,7 +281,7 @@ function parseOrder(level: Level, text: string, ctx: ReadContext): Level['order'
     if (related) {
       const b = level.embeds.get(related[1]!.trim());
       if (!b) throw new PostgrestError('PGRST108', `'${clip(related[1]!, 40)}' is not an embedded resource in this request`, { hint: `Verify that '${clip(related[1]!, 40)}' is included in the 'select' query parameter.` });
-      if (b.cardinality !== 'one' || b.spread) throw new PostgrestError('PGRST118', `A related order on '${clip(b.key, 40)}' is not possible`, { details: `'${level.table.name}' and '${b.level.table.name}' do not form a many-to-one or one-to-one relationship` });
+      if (b.cardinality !== 'one') throw new PostgrestError('PGRST118', `A related order on '${clip(b.key, 40)}' is not possible`, { details: `'${level.table.name}' and '${b.level.table.name}' do not form a many-to-one or one-to-one relationship` });
       return { field: resolveField(b.level.table, related[2]!, 'order'), b, descending, nulls };
     }
     void ctx;
