@@ -161,6 +161,37 @@ describe('spread of a many-to-many embed through a junction (13)', () => {
   });
 });
 
+describe('access policy on spreads (refused before SQL)', () => {
+  it('a denied column in a to-many spread, in a spread nested in it, or ordered by through a spread is 403 42501', async () => {
+    let executed: string[] = [];
+    const guarded = await startPostgrestApp(
+      {
+        access: { policy: { default_decision: 'allow', tables: { authors: { operations: ['read'], read_columns: { except: ['secret'] } } } } },
+        stages: { execute: (ctx, execute) => (executed.push(ctx.plan.query?.text ?? ''), execute(ctx)) },
+      },
+      db,
+    );
+    try {
+      const c = () => guarded.client();
+      for (const q of [
+        c().from('books').select('id, ...authors!author_id(secret)'),
+        c().from('shelves').select('id, ...books(title, ...authors!author_id(secret))'),
+        c().from('books').select('title, ...editor:authors!books_editor_fkey(name)').order('editor(secret)'),
+        c().from('authors').select('name, ...books!author_id(title, ...editor:authors!books_editor_fkey(editor:name))').order('editor(secret)', { referencedTable: 'books' }),
+      ]) {
+        executed = [];
+        const { status, error } = await q;
+        expect({ status, code: error?.code }).toEqual({ status: 403, code: '42501' });
+        expect(executed).toEqual([]);
+      }
+      const allowed = await c().from('authors').select('name, ...books!author_id(title)').eq('id', 1);
+      expect(allowed.data).toEqual([{ name: 'Ada', title: ['Notes on the Engine'] }]);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
 describe('postgrest_version 12', () => {
   it('refuses a to-many spread with PGRST119, a nested one too', async () => {
     for (const select of ['name, ...books!author_id(title)', 'id, author_bios(bio, authors(name, ...books!author_id(title)))']) {
