@@ -161,6 +161,20 @@ describe('spread of a many-to-many embed through a junction (13)', () => {
   });
 });
 
+describe('empty spreads (13)', () => {
+  it('`...rel()` adds no key, to-many, to-one and nested; with !inner it still filters', async () => {
+    const toMany = await app.client().from('authors').select('name, ...books!author_id()').order('id');
+    expect(toMany.error).toBeNull();
+    expect(toMany.data).toEqual([{ name: 'Ada' }, { name: 'Brontë' }, { name: 'Curie' }]);
+    const nested = await app.client().from('shelves').select('label, ...books(title, ...authors!author_id())').eq('id', 1).order('id', { referencedTable: 'books' });
+    expect(nested.error).toBeNull();
+    expect(nested.data).toEqual([{ label: 'Favourites', title: ['Notes on the Engine', 'Jane Eyre'] }]);
+    const inner = await app.client().from('authors').select('name, ...books!author_id!inner()').eq('books.genre', 'poetry');
+    expect(inner.error).toBeNull();
+    expect(inner.data).toEqual([{ name: 'Brontë' }]);
+  });
+});
+
 describe('access policy on spreads (refused before SQL)', () => {
   it('a denied column in a to-many spread, in a spread nested in it, or ordered by through a spread is 403 42501', async () => {
     let executed: string[] = [];
