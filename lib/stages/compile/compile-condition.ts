@@ -16,8 +16,9 @@ import { typedValue } from './typed-value';
 
 /** Whether an embedded level has a row: `!inner`, `rel=not.is.null`. */
 export function hasRows(e: Embed, alias: Sql): Sql {
-  // A spread to-many level is an object of arrays, present even without rows: checked like a to-one.
-  if (e.cardinality === 'one' || e.spread) return sql`${alias}.j IS NOT NULL`;
+  if (e.cardinality === 'one') return sql`${alias}.j IS NOT NULL`;
+  // A spread to-many level is an object of arrays, present even without rows: its row count decides.
+  if (e.spread) return sql`${alias}.n > 0`;
   return sql`json_array_length(${alias}.j) > 0`;
 }
 

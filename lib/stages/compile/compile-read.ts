@@ -369,7 +369,9 @@ function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: read
     // A spread to-many level: each of its fields becomes an array of values.
     const keys = spreadKeys(e.node);
     const entries = keys.map((key) => ({ key, value: sql`coalesce(json_agg(${s}.j -> ${key}::text), '[]')` }));
-    return { body: sql`SELECT ${objectOf(entries)} AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`, entries: null };
+    // `n` counts the related rows: the object of arrays exists even without any (`!inner` and
+    // `rel=not.is.null` test `n`, see hasRows).
+    return { body: sql`SELECT ${objectOf(entries)} AS j, count(*) AS n FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`, entries: null };
   }
   return { body: sql`SELECT coalesce(json_agg(${s}.j), '[]') AS j FROM (SELECT ${level.json} AS j${level.rest}) AS ${s}`, entries: null };
 }
