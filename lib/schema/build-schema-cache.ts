@@ -241,13 +241,14 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
   const tablesByName = new Map<string, Table>();
   for (const table of tables) if (!tablesByName.has(table.name)) tablesByName.set(table.name, table);
 
-  for (const draft of drafts.values()) freezeDraft(draft);
-
   const functions = raw.functions
     .filter((f) => order.has(f.schema))
     .sort(byPlace)
     .map(toFunction)
     .filter((f): f is DbFunction => f !== null);
+  for (const draft of drafts.values()) addComputedFields(draft, functions);
+
+  for (const draft of drafts.values()) freezeDraft(draft);
 
   const types = new Map<number, PgType>();
   for (const t of raw.types ?? []) {
@@ -263,4 +264,24 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
     loadedAt: new Date(),
     ...(raw.types === undefined ? {} : { types: lockMap(types) }),
   });
+}
+
+/**
+ * Computed fields: functions of the exposed schemas taking one argument of the table's row type
+ * and returning one scalar. docs/postgrest-dialect.md#computed-fields
+ */
+function addComputedFields(draft: Draft, functions: readonly DbFunction[]): void {
+  const t = draft.table;
+  const rowType = new Set([t.name, `${t.schema}.${t.name}`, `"${t.name}"`, `${t.schema}."${t.name}"`, `"${t.schema}"."${t.name}"`]);
+  const fields = new Map<string, Column>();
+  for (const f of functions) {
+    if (f.args.length !== 1 || f.returns !== 'scalar' || f.returnsSet || !rowType.has(f.args[0]!.type)) continue;
+    if (draft.columnsByName.has(f.name) || fields.has(f.name)) continue;
+    fields.set(f.name, Object.freeze({
+      name: f.name, position: 0, type: f.returnType, typeOid: f.returnTypeOid, category: 'U', elementType: null, nullable: true,
+      hasDefault: false, identity: '' as const, generated: true, compareType: null, compareElementType: null, compareListType: null,
+      computed: Object.freeze({ schema: f.schema, name: f.name }),
+    }));
+  }
+  if (fields.size > 0) (t as Mutable<Table>).computedFields = lockMap(fields);
 }

@@ -46,6 +46,11 @@ export interface Column {
    * point only `<>`: filters and sorts that need a missing one are refused with a 400 before any SQL.
    */
   readonly comparisons?: { readonly equality: boolean; readonly inequality: boolean; readonly ordering: boolean };
+  /**
+   * Set on a computed field only: the function (one argument of the table's row type, returning a
+   * scalar) whose call on the row gives the value. docs/postgrest-dialect.md#computed-fields
+   */
+  readonly computed?: { readonly schema: string; readonly name: string };
 }
 
 export interface UniqueKey {
@@ -99,6 +104,8 @@ export interface Table {
    * Absent in a cache built without it. Used by the API descriptions (docs/openapi.md).
    */
   readonly writes?: { readonly insert: boolean; readonly update: boolean; readonly delete: boolean };
+  /** Computed fields by name (never part of `columns`, so never of `*`); absent when there are none. */
+  readonly computedFields?: ReadonlyMap<string, Column>;
 }
 
 export interface FunctionArg {

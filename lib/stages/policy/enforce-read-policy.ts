@@ -30,7 +30,7 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
   const items: SelectItem[] = [];
   for (const item of node.items) {
     if (item.kind === 'field') {
-      if (allows(grant.read, item.field.column.name)) items.push(item);
+      if (mayRead(grant, item.field.column)) items.push(item);
       else if (item.fromStar !== true) denied(t, item.field.column, 'select');
     } else if (item.kind === 'embed') items.push({ kind: 'embed', embed: enforceEmbed(permit, item.embed, memo) });
     else items.push(item);
@@ -77,7 +77,7 @@ export function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>):
 }
 
 function readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {
-  const bad = columns.find((c) => !allows(grant.read, c.name));
+  const bad = columns.find((c) => !mayRead(grant, c));
   if (bad) denied(table, bad, where);
 }
 
@@ -88,4 +88,13 @@ function denied(table: Table, column: Column, where: string): never {
 function rows(existing: ReadNode['rowFilters'], grant: Grant): { rowFilters?: ReadNode['rowFilters'] } {
   if (grant.rows.length === 0) return existing === undefined ? {} : { rowFilters: existing };
   return { rowFilters: Object.freeze([...(existing ?? []), ...grant.rows]) };
+}
+
+/**
+ * A computed field runs a function, so the policy must name it in `read_columns` as a list; a
+ * grant of all columns (or all but some) does not include it. docs/access-policy.md
+ */
+function mayRead(grant: Grant, column: Column): boolean {
+  if (column.computed !== undefined) return grant.read.kind === 'only' && grant.read.names.has(column.name);
+  return allows(grant.read, column.name);
 }

@@ -275,7 +275,7 @@ function resolveField(table: Table, text: string, where: string, rawPath?: reado
 }
 
 function columnOf(table: Table, name: string): Column {
-  const column = table.columnsByName.get(name);
+  const column = table.columnsByName.get(name) ?? table.computedFields?.get(name);
   if (column) return column;
   throw new GatewayError('UNKNOWN_COLUMN', `column ${table.name}.${clip(name)} does not exist`, {
     ...suggestName(name, columnCandidates(table), (near) => `Perhaps you meant to reference the column "${table.name}.${near}".`),
