@@ -4,6 +4,9 @@
  * orderable by its name, is not part of `*`, runs as the caller (RLS applies inside it) and must
  * be named by the access policy's `read_columns` list (a 403 before any SQL otherwise).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { PostgrestApp } from '../support/postgrest-app';
 import { pgrstTokenA, pgrstTokenB, startPostgrestApp } from '../support/postgrest-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -68,5 +71,24 @@ it('the policy must name a computed field in read_columns: otherwise 403 before 
   } finally {
     await all.close();
     await listed.close();
+  }
+});
+
+it('the function allow-list governs computed fields as it governs calls: a function not on it is 403 before SQL', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-computed-'));
+  const list = path.join(dir, 'functions.txt');
+  fs.writeFileSync(list, 'pgrst.title_shout\n');
+  const guarded = await startPostgrestApp({ rpcAllowlistPath: list }, db);
+  try {
+    const allowed = await guarded.client(pgrstTokenA).from('books').select('id,title_shout').eq('id', 1);
+    expect(allowed.data).toEqual([{ id: 1, title_shout: 'NOTES ON THE ENGINE' }]);
+    for (const query of [guarded.client(pgrstTokenA).from('authors').select('id,visible_books'), guarded.client(pgrstTokenA).from('authors').select('id').gt('visible_books', 0)]) {
+      const refused = await query;
+      expect(refused.status).toBe(403);
+      expect(refused.data).toBeNull();
+    }
+  } finally {
+    await guarded.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

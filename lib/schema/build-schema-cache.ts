@@ -280,7 +280,7 @@ function addComputedFields(draft: Draft, functions: readonly DbFunction[]): void
     fields.set(f.name, Object.freeze({
       name: f.name, position: 0, type: f.returnType, typeOid: f.returnTypeOid, category: 'U', elementType: null, nullable: true,
       hasDefault: false, identity: '' as const, generated: true, compareType: null, compareElementType: null, compareListType: null,
-      computed: Object.freeze({ schema: f.schema, name: f.name }),
+      computed: Object.freeze({ schema: f.schema, name: f.name, fn: f }),
     }));
   }
   if (fields.size > 0) (t as Mutable<Table>).computedFields = lockMap(fields);

@@ -50,7 +50,7 @@ export interface Column {
    * Set on a computed field only: the function (one argument of the table's row type, returning a
    * scalar) whose call on the row gives the value. docs/postgrest-dialect.md#computed-fields
    */
-  readonly computed?: { readonly schema: string; readonly name: string };
+  readonly computed?: { readonly schema: string; readonly name: string; readonly fn: DbFunction };
 }
 
 export interface UniqueKey {

@@ -6,8 +6,10 @@
  *   this stage compares patterns and knows no grammar.
  * - Function calls: with `rpc_allowlist_path`, a function not on the list is 403 RPC_NOT_ALLOWED,
  *   and /_rpc/contracts lists only the allowed ones (a client is not told about what it may not call).
+ *   A read naming a computed field calls its function too: the same rule applies to it.
  */
 import type { Command } from '../../command/command';
+import { addReadNode } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import type { FunctionAllowList } from './function-allow-list';
@@ -29,6 +31,15 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
       }
       if (command.kind === 'contracts') return Object.freeze({ ...command, functions: Object.freeze(command.functions.filter((f) => functions.allows(f))) });
       return command;
+    }
+    if (functions !== undefined && command.kind === 'read') {
+      addReadNode((_table, columns) => {
+        for (const c of columns) {
+          if (c.computed !== undefined && !functions.allows(c.computed.fn)) {
+            throw new GatewayError('RPC_NOT_ALLOWED', `The function \`${c.computed.schema}.${c.computed.name}\` (a computed field) is not on the function allow-list.`);
+          }
+        }
+      }, command.root);
     }
     if (queries === undefined) return command;
     // Only function calls have no pattern (handled above).
