@@ -27,6 +27,7 @@ import { bad } from './parse-condition';
 import { clip } from './parse-select';
 import { parsePostgrestPrefer, type PostgrestPrefer } from './postgrest-prefer';
 import { planAccepted } from './postgrest-headers';
+import { bodyMediaTypes } from '../body-media-types';
 import { splitNames } from './quoted-name';
 
 type Query = [string, string][];
@@ -137,8 +138,6 @@ function conditionsOf(table: Table, query: Query, ctx: ReadContext, request: Gat
   return read.root.where;
 }
 
-/** The Accept a plan's `for=` stands for, to parse the representation it explains. */
-const planForAccept = { json: 'application/json', object: 'application/vnd.pgrst.object+json', csv: 'text/csv' } as const;
 
 /** The representation: the read level of `select` over the written rows (no page), or what the answer needs without one. */
 function representationOf(table: Table, query: Query, request: GatewayRequest, ctx: ReadContext, prefer: PostgrestPrefer, plan: PlanOptions | undefined): { node: ReadNode; explicit: boolean; media: WriteAnswer['media'] } {
@@ -149,7 +148,7 @@ function representationOf(table: Table, query: Query, request: GatewayRequest, c
     return { node: Object.freeze({ table, items: Object.freeze(items), explicitSelect: true, where: [], order: [], limit: null, offset: 0 }), explicit: false, media: 'json' };
   }
   // Explained: the representation the plan is `for=` (its body is the statement's, not sent).
-  const accept = plan ? planForAccept[plan.for ?? 'json'] : request.headers['accept'];
+  const accept = plan ? bodyMediaTypes[plan.for ?? 'json'] : request.headers['accept'];
   const read = parsePostgrestRead(table, readRequest(request, query, accept === undefined ? {} : { accept }), ctx);
   if (read.media === 'plan' || read.media === 'geojson') throw new PostgrestError('PGRST107', `None of these media types are available: ${clip(accept ?? '', 80)}`, { status: 406 });
   return { node: Object.freeze({ ...read.root, limit: null, offset: 0 }), explicit, media: read.media };

@@ -10,6 +10,7 @@
  */
 import type { Command, PlanOptions, ReadCommand } from '../../../command/command';
 import { PostgrestError } from '../postgrest-error';
+import { bodyMediaTypes } from '../body-media-types';
 import type { Plan, ReadShape } from '../../../pipeline/plan';
 import type { Result } from '../../../pipeline/result';
 import { renderCallAnswer, renderPostgrestWrite } from './render-postgrest-write';
@@ -85,8 +86,6 @@ function renderPlan(options: PlanOptions, plan: Pick<Plan, 'shape'>, result: Res
   // EXPLAIN (FORMAT TEXT) answers one row per line; FORMAT JSON one value.
   const body = text ? result.rows.map((r) => r[shape.value] ?? '').join('\n') : (result.rows[0]?.[shape.value] ?? '[]');
   const listed = options.listed?.length ? `; options=${options.listed.join('|')}` : '';
-  const type = `application/vnd.pgrst.plan+${text ? 'text' : 'json'}; for="${planFor[options.for ?? 'json']}"${listed}; charset=utf-8`;
+  const type = `application/vnd.pgrst.plan+${text ? 'text' : 'json'}; for="${bodyMediaTypes[options.for ?? 'json']}"${listed}; charset=utf-8`;
   return { status: 200, headers: { 'Content-Type': type, ...profile }, body };
 }
-
-const planFor = { json: 'application/json', object: 'application/vnd.pgrst.object+json', csv: 'text/csv' } as const;
