@@ -49,6 +49,17 @@ describe('parsePostgrestPrefer', () => {
     expect(preferredTimeZone('timezone=Asia/Tokyo, count=exact')).toBe('Asia/Tokyo');
     expect(preferredTimeZone('timezone=Asia/Nowhere')).toBeUndefined();
   });
+
+  it('remembers checked time zone names without changing an answer, also past its bound', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(preferredTimeZone('timezone=Asia/Tokyo')).toBe('Asia/Tokyo');
+      expect(preferredTimeZone('timezone=Asia/Nowhere')).toBeUndefined();
+    }
+    // More distinct names than the bound (1,000): the cache is cleared, answers stay right.
+    for (let i = 0; i < 1100; i++) expect(preferredTimeZone(`timezone=Etc/Nowhere${i}`)).toBeUndefined();
+    expect(preferredTimeZone('timezone=Europe/Paris')).toBe('Europe/Paris');
+    expect(preferredTimeZone('timezone=Asia/Nowhere')).toBeUndefined();
+  });
 });
 
 describe('raisedPostgrestError', () => {

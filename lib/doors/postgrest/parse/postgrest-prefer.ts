@@ -40,13 +40,27 @@ const valid: Readonly<Record<string, (v: string) => boolean>> = {
  */
 export function isTimeZone(name: string): boolean {
   if (name.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  const known = checkedZones.get(name);
+  if (known !== undefined) return known;
+  let valid: boolean;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    valid = true;
   } catch {
-    return false;
+    valid = false;
   }
+  if (checkedZones.size >= maxCheckedZones) checkedZones.clear();
+  checkedZones.set(name, valid);
+  return valid;
 }
+
+/**
+ * Names already checked: making an Intl.DateTimeFormat costs tens of microseconds, and a request
+ * asks twice (parse, then the transaction's settings). Bounded (cleared when full), since the
+ * names are caller text.
+ */
+const checkedZones = new Map<string, boolean>();
+const maxCheckedZones = 1000;
 
 /** `Prefer: timezone=<name>` when the name is a time zone (request-settings.ts sets it for the transaction). */
 export function preferredTimeZone(header: string | undefined): string | undefined {
