@@ -3,7 +3,7 @@
  * (docs/postgrest-dialect.md, "Reads"). Fixture: __tests__/fixtures/080-postgrest.sql; every call
  * is tenant A's unless it says otherwise.
  */
-import { pgrstTokenB, type PostgrestApp, usePostgrestApp } from '../support/postgrest-app';
+import { pgrstTokenB, type PostgrestApp, startPostgrestApp, usePostgrestApp } from '../support/postgrest-app';
 
 let app: PostgrestApp;
 usePostgrestApp({}, (a) => (app = a));
@@ -375,5 +375,28 @@ describe('postgrest dialect: schemas (Accept-Profile)', () => {
     const { error, status } = await app.client(undefined, 'public').from('authors').select('*');
     expect(status).toBe(406);
     expect(error?.code).toBe('PGRST106');
+  });
+});
+
+describe('postgrest dialect: rows of more than 50 keys (hostile_input.wide, 120 text columns)', () => {
+  let wide: PostgrestApp;
+  beforeAll(async () => {
+    wide = await startPostgrestApp({ schemas: ['hostile_input'] }, app.db);
+  });
+  afterAll(() => wide.close());
+
+  it('keeps the keys in the order of the select, past the 50 pairs one json_build_object takes', async () => {
+    // 121 keys in an order neither alphabetical nor the table's: t120 down to t1, then the key.
+    const columns = Array.from({ length: 120 }, (_, i) => `t${120 - i}`);
+    const select = [...columns.map((c, i) => (i % 2 === 0 ? c : `a_${c}:${c}`)), 'id'];
+    const { data, error } = await wide.client().from('wide').select<string, Record<string, unknown>>(select.join(',')).eq('id', 1);
+    expect(error).toBeNull();
+    const row = data![0]!;
+    expect(Object.keys(row)).toEqual(select.map((s) => s.split(':')[0]));
+    expect(row).toMatchObject({ t120: 'omega', a_t1: 'alpha one', id: 1 });
+    // Tenant B's client sees its own row only, with the same keys.
+    const b = await wide.client(pgrstTokenB).from('wide').select<string, Record<string, unknown>>(select.join(',')).order('id');
+    expect(b.data!.map((r) => [r['id'], r['a_t1']])).toEqual([[3, 'alpha two']]);
+    expect(Object.keys(b.data![0]!)).toEqual(select.map((s) => s.split(':')[0]));
   });
 });

@@ -484,13 +484,22 @@ function recordOf(entries: readonly Entry[]): Sql {
   return sql`ROW(${join(entries.map((e) => e.value))})`;
 }
 
-/** json_build_object of the entries; above 50, objects of 50 merged (jsonb, so the keys of such wide rows come out in jsonb's order). */
+/**
+ * json_build_object of the entries. Above 50, objects of 50 spliced as text: each one's `{...}`
+ * without the brace it shares with its neighbour, joined by `, `, read back as json. The keys stay
+ * in the select's order (merging as jsonb would sort them and drop duplicates).
+ */
 function objectOf(entries: readonly Entry[]): Sql {
   const pairs = entries.map((e) => sql`${e.key}::text, ${e.value}`);
   if (pairs.length <= PAIRS_PER_OBJECT) return sql`json_build_object(${join(pairs)})`;
   const chunks: Sql[] = [];
-  for (let i = 0; i < pairs.length; i += PAIRS_PER_OBJECT) chunks.push(sql`json_build_object(${join(pairs.slice(i, i + PAIRS_PER_OBJECT))})::jsonb`);
-  return sql`(${join(chunks, sql` || `)})::json`;
+  for (let i = 0; i < pairs.length; i += PAIRS_PER_OBJECT) {
+    const text = sql`json_build_object(${join(pairs.slice(i, i + PAIRS_PER_OBJECT))})::text`;
+    const first = i === 0;
+    const last = i + PAIRS_PER_OBJECT >= pairs.length;
+    chunks.push(first ? sql`left(${text}, -1)` : last ? sql`substr(${text}, 2)` : sql`substr(left(${text}, -1), 2)`);
+  }
+  return sql`(${join(chunks, sql` || ', ' || `)})::json`;
 }
 
 function castTo(value: Sql, cast: string | null): Sql {
