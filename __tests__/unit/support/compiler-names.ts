@@ -111,6 +111,8 @@ const parent = makeTable(
 const child = makeTable('Qchild', [['Qid', 'integer'], ['Qparent_id', 'integer'], ['Qlabel', 'text']], ['Qid'], 'Qs');
 const note = makeTable('Qnote', [['Qid', 'integer'], ['Qparent_code', 'text'], ['Qbody', 'text']], ['Qid'], 'Qs');
 // Qgeo: a type whose operators live outside pg_catalog (written OPERATOR("Qs".=)).
+// Qwide: more keys than one json_build_object takes (50 pairs): a read of them splices chunks.
+const wide = makeTable('Qwide', [['Qid', 'integer'], ...Array.from({ length: 110 }, (_, i): [string, string] => [`Qc${i}`, 'text'])], ['Qid'], 'Qs');
 const keyless = makeTable('Qlog', [['Qat', 'timestamp with time zone'], ['Qmessage', 'text'], ['Qgeo', '"Qs"."Qgeometry"', { operatorSchemas: { '=': 'Qs', '<': 'Qs', '>': 'Qs' } }]], [], 'Qs');
 
 type Mutable = { foreignKeys: ForeignKey[]; referencedBy: ForeignKey[]; uniqueKeys: UniqueKey[] };
@@ -174,8 +176,8 @@ const functions: DbFunction[] = [
 
 export const representativeSchema: SchemaCache = {
   schemas: ['Qs'],
-  tables: [parent, child, note, keyless],
-  tablesByName: new Map([parent, child, note, keyless].map((t) => [t.name, t])),
+  tables: [parent, child, note, keyless, wide],
+  tablesByName: new Map([parent, child, note, keyless, wide].map((t) => [t.name, t])),
   functions,
   loadedAt: new Date(0),
 };
@@ -331,6 +333,8 @@ function representativeCalls(): Record<Exclude<OperationName, 'contracts'>, read
       pg('Qparent', 'Qname=like(all).{a*,b}&Qid=not.is.unknown&Qname=plfts.a&Qcode=phfts(english).b', { accept: 'application/vnd.pgrst.plan+text; options=settings|buffers|wal' }),
       pg('Qparent', 'select=Qname', { accept: 'application/vnd.pgrst.array+json;nulls=stripped' }),
       pg('Qchild', 'select=count(),Qparent(Qname),...Qparent(Qcode),e:Qparent()&order=Qlabel'),
+      // A row of more than 100 keys: three json_build_object chunks spliced (first, middle, last).
+      pg('Qwide', `select=${Array.from({ length: 110 }, (_, i) => `a${i}:Qc${i}`).join(',')}`),
     ],
     update: [
       { method: 'PATCH', path: 'Qparent/1', query: 'returning=Qname', body: { Qname: 'a', Qamount: 2 }, rowFilters: true },
