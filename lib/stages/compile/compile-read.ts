@@ -289,11 +289,14 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   return { alias: a, json, rest: sql` FROM (SELECT ${join(inner)}${from}) AS ${g}${group}${orderBy}${page}` };
 }
 
-/** Every item a column of the level's table, as stored, under the column's own name (no cast, path or aggregate). */
+/**
+ * Every item a column of the level's table, as stored, under the column's own name (no cast, path
+ * or aggregate). Not a computed field: `_n0.fn` would find the function by the search_path only.
+ */
 function plainColumns(items: readonly SelectItem[]): boolean {
   if (items.length === 0) return false;
   for (const i of items) {
-    if (i.kind !== 'field' || i.aggregate !== null || i.cast !== null || i.field.path.length !== 0 || i.key !== i.field.column.name) return false;
+    if (i.kind !== 'field' || i.aggregate !== null || i.cast !== null || i.field.path.length !== 0 || i.key !== i.field.column.name || i.field.column.computed !== undefined) return false;
   }
   return true;
 }
