@@ -83,11 +83,18 @@ it('the function allow-list governs computed fields as it governs calls: a funct
   try {
     const allowed = await guarded.client(pgrstTokenA).from('books').select('id,title_shout').eq('id', 1);
     expect(allowed.data).toEqual([{ id: 1, title_shout: 'NOTES ON THE ENGINE' }]);
-    for (const query of [guarded.client(pgrstTokenA).from('authors').select('id,visible_books'), guarded.client(pgrstTokenA).from('authors').select('id').gt('visible_books', 0)]) {
+    for (const query of [
+      guarded.client(pgrstTokenA).from('authors').select('id,visible_books'),
+      guarded.client(pgrstTokenA).from('authors').select('id').gt('visible_books', 0),
+      // The rows a write answers with: refused before the write runs.
+      guarded.client(pgrstTokenA).from('authors').update({ name: 'Changed' }).eq('id', 1).select('id,visible_books'),
+    ]) {
       const refused = await query;
       expect(refused.status).toBe(403);
       expect(refused.data).toBeNull();
     }
+    const { data } = await guarded.client(pgrstTokenA).from('authors').select('name').eq('id', 1);
+    expect(data).toEqual([{ name: 'Ada' }]);
   } finally {
     await guarded.close();
     fs.rmSync(dir, { recursive: true, force: true });
