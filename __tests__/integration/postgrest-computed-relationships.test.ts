@@ -34,6 +34,8 @@ beforeAll(async () => {
     CREATE FUNCTION pgrst.every_book(pgrst.authors) RETURNS SETOF pgrst.books LANGUAGE sql STABLE AS $$ SELECT * FROM pgrst.books $$;
     -- named like a table: overrides books' two foreign keys to authors (ambiguous otherwise)
     CREATE FUNCTION pgrst.authors(pgrst.books) RETURNS SETOF pgrst.authors LANGUAGE sql STABLE ROWS 1 AS $$ SELECT * FROM pgrst.authors WHERE id = $1.editor_id $$;
+    -- a self-relationship: the other authors (of the caller's tenant, by RLS)
+    CREATE FUNCTION pgrst.coauthors(pgrst.authors) RETURNS SETOF pgrst.authors LANGUAGE sql STABLE AS $$ SELECT * FROM pgrst.authors WHERE id <> $1.id ORDER BY id $$;
     -- a call whose rows embed a computed relationship
     CREATE FUNCTION pgrst.long_books(min_pages integer) RETURNS SETOF pgrst.books LANGUAGE sql STABLE AS $$ SELECT * FROM pgrst.books WHERE pages >= min_pages $$;
     GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgrst TO PUBLIC;
@@ -105,6 +107,18 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
       expect(res.status).toBe(400);
       expect(body.code).toBe('PGRST119');
     }
+  });
+
+  it('a self-relationship, nested embeds and ordering by a to-one computed relationship', async () => {
+    const self = await app().client(pgrstTokenB).from('authors').select('name,coauthors(name,author_books(title))').order('id');
+    expect(self.error).toBeNull();
+    expect(self.data).toEqual([
+      { name: 'Bob Author', coauthors: [{ name: 'Bea Author', author_books: [{ title: 'Tenant B Science' }] }] },
+      { name: 'Bea Author', coauthors: [{ name: 'Bob Author', author_books: [{ title: 'Tenant B Secrets' }] }] },
+    ]);
+    const ordered = await app().client().from('books').select('id,book_author(name)').in('id', [1, 2, 4]).order('book_author(name)', { ascending: false });
+    expect(ordered.error).toBeNull();
+    expect(ordered.data!.map((r) => r.id)).toEqual([4, 2, 1]);
   });
 
   it('a function named like a related table overrides its foreign keys (ambiguous otherwise)', async () => {
