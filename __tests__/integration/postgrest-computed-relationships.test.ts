@@ -36,6 +36,8 @@ beforeAll(async () => {
     CREATE FUNCTION pgrst.authors(pgrst.books) RETURNS SETOF pgrst.authors LANGUAGE sql STABLE ROWS 1 AS $$ SELECT * FROM pgrst.authors WHERE id = $1.editor_id $$;
     -- a self-relationship: the other authors (of the caller's tenant, by RLS)
     CREATE FUNCTION pgrst.coauthors(pgrst.authors) RETURNS SETOF pgrst.authors LANGUAGE sql STABLE AS $$ SELECT * FROM pgrst.authors WHERE id <> $1.id ORDER BY id $$;
+    -- the only relationship events have
+    CREATE FUNCTION pgrst.event_books(pgrst.events) RETURNS SETOF pgrst.books LANGUAGE sql STABLE AS $$ SELECT * FROM pgrst.books WHERE false $$;
     -- a call whose rows embed a computed relationship
     CREATE FUNCTION pgrst.long_books(min_pages integer) RETURNS SETOF pgrst.books LANGUAGE sql STABLE AS $$ SELECT * FROM pgrst.books WHERE pages >= min_pages $$;
     GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgrst TO PUBLIC;
@@ -119,6 +121,14 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
     const ordered = await app().client().from('books').select('id,book_author(name)').in('id', [1, 2, 4]).order('book_author(name)', { ascending: false });
     expect(ordered.error).toBeNull();
     expect(ordered.data!.map((r) => r.id)).toEqual([4, 2, 1]);
+  });
+
+  it('PGRST200 suggests a computed relationship\'s table, as PostgREST does', async () => {
+    const res = await fetch(`${app().url}/events?select=id,bookz(id)`, { headers: { Authorization: `Bearer ${pgrstTokenA}` } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'PGRST200', hint: "Perhaps you meant 'books' instead of 'bookz'." });
+    const embedded = await app().client().from('events').select('id,event_books(id)').eq('id', 1);
+    expect(embedded.data).toEqual([{ id: 1, event_books: [] }]);
   });
 
   it('a function named like a related table overrides its foreign keys (ambiguous otherwise)', async () => {

@@ -46,9 +46,11 @@ export function findRelationship(schema: SchemaCache, source: Table, name: strin
  * docs/security.md, "Names a caller cannot see").
  */
 function noRelationshipHint(schema: SchemaCache, source: Table, name: string): { hint?: string; names: NameHint } {
-  const related = (t: Table) => t.foreignKeys.length > 0 || t.referencedBy.length > 0;
+  // A computed relationship counts as a relationship, its target table as a child (as in PostgREST).
+  const related = (t: Table) => t.foreignKeys.length > 0 || t.referencedBy.length > 0 || t.computedRelations !== undefined;
   if (related(source)) {
-    const children = () => [...new Set(candidatesOf(schema, source).map((c) => c.target))].map((t) => [t.name, t] as const);
+    const computedTargets = [...(source.computedRelations?.values() ?? [])].map((r) => r.target);
+    const children = () => [...new Set([...candidatesOf(schema, source).map((c) => c.target), ...computedTargets])].map((t) => [t.name, t] as const);
     return suggestName(name, tableCandidates(children), (near) => `Perhaps you meant '${near}' instead of '${name}'.`, (input, names) => fuzzyMatches(names, input).find(([score]) => score < 1)?.[1]);
   }
   const parents = () => schema.tables.filter((t) => t.schema === source.schema && related(t)).map((t) => [t.name, t] as const);
