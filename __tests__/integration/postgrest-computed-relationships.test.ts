@@ -111,13 +111,17 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
     }
   });
 
-  it('a self-relationship, nested embeds and ordering by a to-one computed relationship', async () => {
+  it('a self-relationship, nested embeds (also under an embed by foreign key) and ordering by a to-one computed relationship', async () => {
     const self = await app().client(pgrstTokenB).from('authors').select('name,coauthors(name,author_books(title))').order('id');
     expect(self.error).toBeNull();
     expect(self.data).toEqual([
       { name: 'Bob Author', coauthors: [{ name: 'Bea Author', author_books: [{ title: 'Tenant B Science' }] }] },
       { name: 'Bea Author', coauthors: [{ name: 'Bob Author', author_books: [{ title: 'Tenant B Secrets' }] }] },
     ]);
+    // Inside an embed by foreign key (PostgREST's aliasing case).
+    const underFk = await app().client().from('author_bios').select('bio,authors(name,author_books(id))').eq('author_id', 1);
+    expect(underFk.error).toBeNull();
+    expect(underFk.data).toEqual([{ bio: 'First programmer', authors: { name: 'Ada', author_books: [{ id: 1 }] } }]);
     const ordered = await app().client().from('books').select('id,book_author(name)').in('id', [1, 2, 4]).order('book_author(name)', { ascending: false });
     expect(ordered.error).toBeNull();
     expect(ordered.data!.map((r) => r.id)).toEqual([4, 2, 1]);
