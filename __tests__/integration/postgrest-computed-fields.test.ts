@@ -19,7 +19,8 @@ beforeAll(async () => {
   await db.admin.query(`
     CREATE FUNCTION pgrst.title_shout(pgrst.books) RETURNS text LANGUAGE sql STABLE AS $$ SELECT upper($1.title) $$;
     CREATE FUNCTION pgrst.visible_books(pgrst.authors) RETURNS bigint LANGUAGE sql STABLE AS $$ SELECT count(*) FROM pgrst.books $$;
-    GRANT EXECUTE ON FUNCTION pgrst.title_shout(pgrst.books), pgrst.visible_books(pgrst.authors) TO PUBLIC;
+    CREATE FUNCTION pgrst_alt.pen_name(pgrst.authors) RETURNS text LANGUAGE sql STABLE AS $$ SELECT upper($1.name) $$;
+    GRANT EXECUTE ON FUNCTION pgrst.title_shout(pgrst.books), pgrst.visible_books(pgrst.authors), pgrst_alt.pen_name(pgrst.authors) TO PUBLIC;
   `);
   app = await startPostgrestApp({}, db);
 });
@@ -82,13 +83,34 @@ it('the function allow-list governs computed fields as it governs calls: a funct
   try {
     const allowed = await guarded.client(pgrstTokenA).from('books').select('id,title_shout').eq('id', 1);
     expect(allowed.data).toEqual([{ id: 1, title_shout: 'NOTES ON THE ENGINE' }]);
-    for (const query of [guarded.client(pgrstTokenA).from('authors').select('id,visible_books'), guarded.client(pgrstTokenA).from('authors').select('id').gt('visible_books', 0)]) {
+    for (const query of [
+      guarded.client(pgrstTokenA).from('authors').select('id,visible_books'),
+      guarded.client(pgrstTokenA).from('authors').select('id').gt('visible_books', 0),
+      // The rows a write answers with: refused before the write runs.
+      guarded.client(pgrstTokenA).from('authors').update({ name: 'Changed' }).eq('id', 1).select('id,visible_books'),
+    ]) {
       const refused = await query;
       expect(refused.status).toBe(403);
       expect(refused.data).toBeNull();
     }
+    const { data } = await guarded.client(pgrstTokenA).from('authors').select('name').eq('id', 1);
+    expect(data).toEqual([{ name: 'Ada' }]);
   } finally {
     await guarded.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it('a function of a table is not a computed field of another schema\'s same-named table: matched by row type OID, not by name', async () => {
+  // Discovery runs under the requests' search_path (pgrst, pgrst_alt, public), where format_type()
+  // prints pgrst.authors as a bare `authors`: a match by name made pen_name a computed field of
+  // pgrst_alt.authors too, whose rows the function cannot take.
+  const own = await app.client(pgrstTokenA).from('authors').select('id,pen_name').eq('id', 1);
+  expect(own.error).toBeNull();
+  expect(own.data).toEqual([{ id: 1, pen_name: 'ADA' }]);
+  const other = await app.client(pgrstTokenB).from('authors').select('id,pen_name').order('id');
+  expect(other.data).toEqual([{ id: 11, pen_name: 'BOB AUTHOR' }, { id: 12, pen_name: 'BEA AUTHOR' }]);
+  const wrong = await app.client(pgrstTokenA, 'pgrst_alt').from('authors').select('id,pen_name');
+  expect(wrong.status).toBe(400);
+  expect(wrong.error?.code).toBe('42703');
 });

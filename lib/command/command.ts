@@ -3,7 +3,7 @@
  * stages `switch (command.kind)` exhaustively: adding a kind fails the build until every stage
  * handles it. Every name in here is a resolved schema object, never caller text.
  */
-import type { Column, DbFunction, ForeignKey, FunctionArg, Relation, Table } from '../schema/schema-types';
+import type { Column, ComputedRelation, DbFunction, ForeignKey, FunctionArg, Relation, Table } from '../schema/schema-types';
 
 /**
  * The operators of the default REST grammar's filters (`col=op.value`, docs/querying.md "Filters"):
@@ -386,8 +386,14 @@ export interface Junction {
   readonly rowFilters?: readonly Condition[];
 }
 
-/** How an embedded level hangs on the level above it: one foreign key, or a junction table. */
-export type EmbedLink = { readonly kind: 'fk'; readonly relation: Relation } | { readonly kind: 'junction'; readonly junction: Junction };
+/**
+ * How an embedded level hangs on the level above it: one foreign key, a junction table, or a
+ * function called with the parent row whose rows are the level's (a computed relationship).
+ */
+export type EmbedLink =
+  | { readonly kind: 'fk'; readonly relation: Relation }
+  | { readonly kind: 'junction'; readonly junction: Junction }
+  | { readonly kind: 'computed'; readonly relation: ComputedRelation };
 
 export interface Embed {
   /** The key of the embedded value in the parent row (the alias, else the name the caller wrote). */

@@ -32,6 +32,9 @@ export function addEmbed(add: AddColumns, e: Embed): void {
     const fk = e.link.relation.foreignKey;
     add(fk.table, fk.columns);
     add(fk.referencedTable, fk.referencedColumns);
+  } else if (e.link.kind === 'computed') {
+    // The function is given the parent's whole row: what it reads of it is its own business.
+    add(e.link.relation.source, []);
   } else {
     const { junction } = e.link;
     for (const fk of [junction.toSource, junction.toTarget]) {

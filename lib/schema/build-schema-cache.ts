@@ -9,7 +9,7 @@
  * between two introspection queries): rows that do not fit are skipped.
  */
 import type { RawColumn, RawConstraint, RawFunction, RawRelation, RawSchema } from './introspect';
-import type { Column, DbFunction, ForeignKey, FunctionArg, PgType, ResultColumn, SchemaCache, Table, UniqueKey } from './schema-types';
+import type { Column, ComputedRelation, DbFunction, ForeignKey, FunctionArg, PgType, ResultColumn, SchemaCache, Table, UniqueKey } from './schema-types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -88,6 +88,7 @@ function newDraft(raw: RawRelation): Draft {
     ...draft,
     rlsEnabled: raw.rlsEnabled,
     rlsForced: raw.rlsForced,
+    ...(raw.rowTypeOid === undefined ? {} : { rowTypeOid: raw.rowTypeOid }),
     ...(raw.updatableEvents === undefined
       ? {}
       : { writes: Object.freeze({ insert: (raw.updatableEvents & 8) !== 0, update: (raw.updatableEvents & 4) !== 0, delete: (raw.updatableEvents & 16) !== 0 }) }),
@@ -178,6 +179,7 @@ function toFunction(raw: RawFunction): DbFunction | null {
     returnType: raw.returnType,
     returnTypeOid: raw.returnTypeOid,
     returnsSet: raw.returnsSet,
+    ...(raw.rows === undefined ? {} : { rows: raw.rows }),
     returns,
     resultColumns: Object.freeze(resultColumns.map((c) => Object.freeze(c))),
     volatility,
@@ -247,6 +249,7 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
     .map(toFunction)
     .filter((f): f is DbFunction => f !== null);
   for (const draft of drafts.values()) addComputedFields(draft, functions);
+  addComputedRelations(drafts, functions);
 
   for (const draft of drafts.values()) freezeDraft(draft);
 
@@ -268,14 +271,15 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
 
 /**
  * Computed fields: functions of the exposed schemas taking one argument of the table's row type
- * and returning one scalar. docs/postgrest-dialect.md#computed-fields
+ * and returning one scalar. The argument is matched by the row type's OID, never by its name: a
+ * type of the same name in another schema is another type. docs/postgrest-dialect.md#computed-fields
  */
 function addComputedFields(draft: Draft, functions: readonly DbFunction[]): void {
   const t = draft.table;
-  const rowType = new Set([t.name, `${t.schema}.${t.name}`, `"${t.name}"`, `${t.schema}."${t.name}"`, `"${t.schema}"."${t.name}"`]);
+  if (t.rowTypeOid === undefined) return;
   const fields = new Map<string, Column>();
   for (const f of functions) {
-    if (f.args.length !== 1 || f.returns !== 'scalar' || f.returnsSet || !rowType.has(f.args[0]!.type)) continue;
+    if (f.args.length !== 1 || f.returns !== 'scalar' || f.returnsSet || f.args[0]!.typeOid !== t.rowTypeOid) continue;
     if (draft.columnsByName.has(f.name) || fields.has(f.name)) continue;
     fields.set(f.name, Object.freeze({
       name: f.name, position: 0, type: f.returnType, typeOid: f.returnTypeOid, category: 'U', elementType: null, nullable: true,
@@ -284,4 +288,28 @@ function addComputedFields(draft: Draft, functions: readonly DbFunction[]): void
     }));
   }
   if (fields.size > 0) (t as Mutable<Table>).computedFields = lockMap(fields);
+}
+
+/**
+ * Computed relationships, as PostgREST finds them: a function of one argument of a table's row
+ * type returning a table's row type (both matched by OID), to-one unless it returns a set of more
+ * than one row (`ROWS 1`). The first function of a name wins (functions are in schema order), as
+ * for computed fields. docs/postgrest-dialect.md#computed-relationships
+ */
+function addComputedRelations(drafts: ReadonlyMap<number, Draft>, functions: readonly DbFunction[]): void {
+  const byRowType = new Map<number, Table>();
+  for (const d of drafts.values()) if (d.table.rowTypeOid !== undefined) byRowType.set(d.table.rowTypeOid, d.table);
+  const found = new Map<Table, Map<string, ComputedRelation>>();
+  for (const fn of functions) {
+    if (fn.args.length !== 1 || fn.returns !== 'row') continue;
+    const source = byRowType.get(fn.args[0]!.typeOid);
+    const target = byRowType.get(fn.returnTypeOid);
+    if (source === undefined || target === undefined) continue;
+    const own = found.get(source) ?? new Map<string, ComputedRelation>();
+    found.set(source, own);
+    if (own.has(fn.name)) continue;
+    const cardinality = !fn.returnsSet || fn.rows === 1 ? 'one' : 'many';
+    own.set(fn.name, Object.freeze({ name: fn.name, fn, source, target, cardinality }));
+  }
+  for (const [table, relations] of found) (table as Mutable<Table>).computedRelations = lockMap(relations);
 }

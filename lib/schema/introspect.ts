@@ -28,6 +28,8 @@ export interface RawRelation {
   readonly rlsForced: boolean;
   /** `pg_relation_is_updatable(oid, true)`: the bits 8 INSERT, 4 UPDATE, 16 DELETE; absent in hand-made rows. */
   readonly updatableEvents?: number;
+  /** `pg_class.reltype`: the OID of the relation's row type; absent in hand-made rows. */
+  readonly rowTypeOid?: number;
 }
 
 export interface RawColumn {
@@ -97,6 +99,8 @@ export interface RawFunction {
   /** Composite return types: [name, type oid, type] per attribute, in order; empty otherwise. */
   readonly returnAttributes: readonly (readonly [string, number, string])[];
   readonly returnsSet: boolean;
+  /** `pg_proc.prorows`: the planner's estimate of a set-returning function's rows (`ROWS n`); absent in hand-made rows. */
+  readonly rows?: number;
   readonly volatility: string;
   /** EXECUTE privilege of the discovering role (the gateway's). */
   readonly executable: boolean;
@@ -127,7 +131,7 @@ const RELATION_FILTER = `
 const RELATIONS_SQL = `
 SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
        c.relrowsecurity AS rls_enabled, c.relforcerowsecurity AS rls_forced,
-       pg_relation_is_updatable(c.oid, true) AS updatable_events
+       pg_relation_is_updatable(c.oid, true) AS updatable_events, c.reltype::int8 AS row_type_oid
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE ${RELATION_FILTER}
@@ -260,7 +264,7 @@ SELECT p.oid, n.nspname AS schema, p.proname AS name,
              ORDER BY u.ord) AS arg_type_kinds,
        p.pronargdefaults AS defaults, p.provariadic <> 0 AS variadic,
        format_type(p.prorettype, NULL) AS return_type, p.prorettype::int8 AS return_type_oid,
-       rt.typtype::text AS return_typtype, p.proretset AS returns_set,
+       rt.typtype::text AS return_typtype, p.proretset AS returns_set, p.prorows::float8 AS rows,
        (SELECT json_agg(json_build_array(a.attname, a.atttypid::int8, format_type(a.atttypid, NULL)) ORDER BY a.attnum)
         FROM pg_attribute a
         WHERE a.attrelid = rt.typrelid AND a.attnum > 0 AND NOT a.attisdropped) AS return_attributes,
@@ -305,6 +309,7 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
         rlsEnabled: r.rls_enabled === true,
         rlsForced: r.rls_forced === true,
         updatableEvents: Number(r.updatable_events ?? 0),
+        rowTypeOid: Number(r.row_type_oid),
       }),
     ),
     columns: columns.rows.map(
@@ -359,6 +364,7 @@ export async function introspect(db: Queryable, schemas: readonly string[]): Pro
           ? (r.return_attributes as unknown[][]).map((a) => [str(a[0]), Number(a[1]), str(a[2])] as const)
           : [],
         returnsSet: r.returns_set === true,
+        rows: Number(r.rows ?? 0),
         volatility: str(r.volatility),
         executable: r.executable === true,
       }),

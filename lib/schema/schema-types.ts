@@ -106,6 +106,24 @@ export interface Table {
   readonly writes?: { readonly insert: boolean; readonly update: boolean; readonly delete: boolean };
   /** Computed fields by name (never part of `columns`, so never of `*`); absent when there are none. */
   readonly computedFields?: ReadonlyMap<string, Column>;
+  /** `pg_class.reltype`: the OID of the table's row type (what computed fields and relationships take); absent in a cache built without it. */
+  readonly rowTypeOid?: number;
+  /** Computed relationships from this table, by the function's name; absent when there are none. */
+  readonly computedRelations?: ReadonlyMap<string, ComputedRelation>;
+}
+
+/**
+ * A computed relationship: a function of the exposed schemas taking one argument of `source`'s row
+ * type and returning rows of `target` (docs/postgrest-dialect.md, "Computed relationships").
+ * To-one when it returns one row (not SETOF, or `SETOF ... ROWS 1`), else to-many.
+ */
+export interface ComputedRelation {
+  /** The function's name: what the caller embeds. */
+  readonly name: string;
+  readonly fn: DbFunction;
+  readonly source: Table;
+  readonly target: Table;
+  readonly cardinality: 'one' | 'many';
 }
 
 export interface FunctionArg {
@@ -141,6 +159,8 @@ export interface DbFunction {
   readonly returnType: string;
   readonly returnTypeOid: number;
   readonly returnsSet: boolean;
+  /** `pg_proc.prorows` (`ROWS n`): 1 makes a SETOF function a to-one computed relationship; absent in hand-made rows. */
+  readonly rows?: number;
   /**
    * What a call yields: `scalar` values, `row`s with `resultColumns` (composite type, OUT or TABLE
    * parameters), or nothing (`void`).

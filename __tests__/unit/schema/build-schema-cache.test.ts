@@ -277,3 +277,50 @@ describe('buildSchemaCache', () => {
     expect(table('customers').schema).toBe('app');
   });
 });
+
+describe('computed fields and computed relationships: the argument matched by row type OID', () => {
+  // app.customers (row type 7012) and public.customers (row type 7020) have the same name: a
+  // function of either is the other's neither, whatever format_type() printed for its argument
+  // (a bare `customers` when its schema is on the search_path).
+  const rel = (oid: number, schema: string, name: string): RawRelation => ({ ...relation(oid, schema, name), rowTypeOid: 7000 + oid });
+  const fn = (oid: number, name: string, argOid: number, over: Partial<RawSchema['functions'][number]> = {}) =>
+    rawFn({ oid, name, argTypes: ['customers'], argTypeOids: [argOid], argTypeKinds: ['Cc'], returnType: 'text', returnTypeOid: 25, ...over });
+  const rowsOf = (oid: number) => ({ returnType: 'customers', returnTypeOid: 7000 + oid, returnTyptype: 'c', returnAttributes: [['id', 23, 'integer']] as const });
+  const built = buildSchemaCache(
+    {
+      relations: [rel(12, 'app', 'customers'), rel(20, 'public', 'customers'), rel(10, 'app', 'orders')],
+      columns: [column(12, 1, 'id'), column(20, 1, 'id'), column(10, 1, 'id')],
+      constraints: [],
+      functions: [
+        fn(700, 'shout', 7020),
+        fn(701, 'app_shout', 7012),
+        fn(702, 'orders_of', 7012, { ...rowsOf(10), returnsSet: true }),
+        fn(703, 'newest_order', 7012, { ...rowsOf(10), returnsSet: true, rows: 1 }),
+        fn(704, 'one_order', 7020, rowsOf(10)),
+      ],
+    },
+    ['app', 'public'],
+  );
+  const find = (schema: string, name: string) => built.tables.find((t) => t.schema === schema && t.name === name)!;
+
+  test('a computed field belongs to the table whose row type its argument is, only', () => {
+    expect([...(find('app', 'customers').computedFields?.keys() ?? [])]).toEqual(['app_shout']);
+    expect([...(find('public', 'customers').computedFields?.keys() ?? [])]).toEqual(['shout']);
+    expect(find('app', 'orders').computedFields).toBeUndefined();
+  });
+
+  test('a computed relationship: source and target by row type OID, to-one unless a set of more than one row', () => {
+    const app = find('app', 'customers').computedRelations!;
+    expect([...app.keys()].sort()).toEqual(['newest_order', 'orders_of']);
+    expect(app.get('orders_of')).toMatchObject({ source: find('app', 'customers'), target: find('app', 'orders'), cardinality: 'many' });
+    expect(app.get('newest_order')!.cardinality).toBe('one');
+    const pub = find('public', 'customers').computedRelations!;
+    expect([...pub.keys()]).toEqual(['one_order']);
+    expect(pub.get('one_order')!.cardinality).toBe('one');
+    expect(find('app', 'orders').computedRelations).toBeUndefined();
+  });
+
+  test('a cache built without row type OIDs has neither', () => {
+    expect(cache.tables.every((t) => t.computedFields === undefined && t.computedRelations === undefined)).toBe(true);
+  });
+});

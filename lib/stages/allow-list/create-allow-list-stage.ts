@@ -6,10 +6,11 @@
  *   this stage compares patterns and knows no grammar.
  * - Function calls: with `rpc_allowlist_path`, a function not on the list is 403 RPC_NOT_ALLOWED,
  *   and /_rpc/contracts lists only the allowed ones (a client is not told about what it may not call).
- *   A read naming a computed field calls its function too: the same rule applies to it.
+ *   A read naming a computed field or embedding a computed relationship calls its function too:
+ *   the same rule applies to it.
  */
-import type { Command } from '../../command/command';
-import { addReadNode } from '../../command/read-columns';
+import type { Command, ReadNode } from '../../command/command';
+import { readFunctions } from '../../command/read-functions';
 import { GatewayError } from '../../errors/gateway-error';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
 import type { FunctionAllowList } from './function-allow-list';
@@ -24,6 +25,12 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
   if (queries !== undefined && patternOf === undefined) throw new Error('createAllowListStage: a query allow-list needs the door\'s patternOf');
   return function allowList(ctx: CommandContext): Command {
     const { command } = ctx;
+    // Computed fields and relationships call functions, in a read or in the rows a write or a call answers with.
+    if (functions !== undefined) {
+      for (const { fn, as } of readFunctions(...answerNodes(command))) {
+        if (!functions.allows(fn)) throw new GatewayError('RPC_NOT_ALLOWED', `The function \`${fn.schema}.${fn.name}\` (a ${as}) is not on the function allow-list.`);
+      }
+    }
     if (command.kind === 'rpc' || command.kind === 'contracts') {
       if (functions === undefined) return command;
       if (command.kind === 'rpc' && !functions.allows(command.fn)) {
@@ -31,15 +38,6 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
       }
       if (command.kind === 'contracts') return Object.freeze({ ...command, functions: Object.freeze(command.functions.filter((f) => functions.allows(f))) });
       return command;
-    }
-    if (functions !== undefined && command.kind === 'read') {
-      addReadNode((_table, columns) => {
-        for (const c of columns) {
-          if (c.computed !== undefined && !functions.allows(c.computed.fn)) {
-            throw new GatewayError('RPC_NOT_ALLOWED', `The function \`${c.computed.schema}.${c.computed.name}\` (a computed field) is not on the function allow-list.`);
-          }
-        }
-      }, command.root);
     }
     if (queries === undefined) return command;
     // Only function calls have no pattern (handled above).
@@ -49,4 +47,20 @@ export function createAllowListStage(lists: { queries?: QueryAllowList; function
     }
     return command;
   };
+}
+
+/** The read levels a command answers with: a read's, a write's representation, a call's rows. */
+function answerNodes(command: Command): ReadNode[] {
+  switch (command.kind) {
+    case 'read':
+      return [command.root];
+    case 'insert':
+    case 'update':
+    case 'delete':
+      return command.answer ? [command.answer.node] : [];
+    case 'rpc':
+      return command.answer?.read ? [command.answer.read.root] : [];
+    default:
+      return [];
+  }
 }

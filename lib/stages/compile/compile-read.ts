@@ -289,11 +289,14 @@ function compileLevel(node: ReadNode, aliases: Aliases, correlation: (a: Sql) =>
   return { alias: a, json, rest: sql` FROM (SELECT ${join(inner)}${from}) AS ${g}${group}${orderBy}${page}` };
 }
 
-/** Every item a column of the level's table, as stored, under the column's own name (no cast, path or aggregate). */
+/**
+ * Every item a column of the level's table, as stored, under the column's own name (no cast, path
+ * or aggregate). Not a computed field: `_n0.fn` would find the function by the search_path only.
+ */
 function plainColumns(items: readonly SelectItem[]): boolean {
   if (items.length === 0) return false;
   for (const i of items) {
-    if (i.kind !== 'field' || i.aggregate !== null || i.cast !== null || i.field.path.length !== 0 || i.key !== i.field.column.name) return false;
+    if (i.kind !== 'field' || i.aggregate !== null || i.cast !== null || i.field.path.length !== 0 || i.key !== i.field.column.name || i.field.column.computed !== undefined) return false;
   }
   return true;
 }
@@ -356,8 +359,9 @@ function aggregateSql(fn: AggregateFn): Sql {
  */
 function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: readonly FieldRef[]): { body: Sql; entries: SpreadEntry[] | null } {
   const correlation = (a: Sql): Sql[] => correlate(e, a, parent, aliases);
-  if (hoists(e)) return compileHoistingSpread(e, aliases, correlation, orderFields);
-  const level = compileLevel(e.node, aliases, correlation, false);
+  const from = computedFrom(e, parent);
+  if (hoists(e)) return compileHoistingSpread(e, aliases, correlation, orderFields, from);
+  const level = compileLevel(e.node, aliases, correlation, false, from);
   const s = aliases.next('_s');
   if (e.cardinality === 'one') {
     // LIMIT 1: a to-one relation whose uniqueness is not enforced must still render one object.
@@ -380,9 +384,9 @@ function compileEmbed(e: Embed, parent: Sql, aliases: Aliases, orderFields: read
  * A to-one spread with aggregates: its row without them as `j`, and each value to aggregate as
  * `hN` (`count()`: `true`, NULL without a related row, so that only rows with one count).
  */
-function compileHoistingSpread(e: Embed, aliases: Aliases, correlation: (a: Sql) => Sql[], orderFields: readonly FieldRef[]): { body: Sql; entries: SpreadEntry[] } {
+function compileHoistingSpread(e: Embed, aliases: Aliases, correlation: (a: Sql) => Sql[], orderFields: readonly FieldRef[], from: ((alias: Sql) => Sql) | undefined): { body: Sql; entries: SpreadEntry[] } {
   const inside = new Map<Embed, Hoisted>();
-  const level = compileLevel({ ...e.node, items: e.node.items.filter((i) => !aggregated(i)) }, aliases, correlation, false, undefined, undefined, inside);
+  const level = compileLevel({ ...e.node, items: e.node.items.filter((i) => !aggregated(i)) }, aliases, correlation, false, from, undefined, inside);
   const entries: SpreadEntry[] = [];
   const values: Sql[] = [];
   const hoist = (key: string, fn: AggregateFn, resultCast: CastType | null, value: Sql): void => {
@@ -409,9 +413,21 @@ function compileHoistingSpread(e: Embed, aliases: Aliases, correlation: (a: Sql)
   return { body: sql`SELECT ${level.json} AS j${join(extra, empty)}${join(values, empty)}${level.rest} LIMIT 1`, entries };
 }
 
-/** The conditions tying an embedded level (alias `a`) to its parent row (alias `parent`). */
+/**
+ * A computed relationship's rows: its function called with the parent's row (docs/postgrest-dialect.md,
+ * "Computed relationships"), cast to the source table's row type, as the parent may be a derived
+ * table (a page, a write's or a call's rows) whose row is an anonymous record of the same columns.
+ */
+function computedFrom(e: Embed, parent: Sql): ((alias: Sql) => Sql) | undefined {
+  if (e.link.kind !== 'computed') return undefined;
+  const { fn, source } = e.link.relation;
+  return (a) => sql`${ident(fn.schema, fn.name)}(${parent}::${ident(source.schema, source.name)}) AS ${a}`;
+}
+
+/** The conditions tying an embedded level (alias `a`) to its parent row (alias `parent`); none for a computed relationship (its function does). */
 function correlate(e: Embed, a: Sql, parent: Sql, aliases: Aliases): Sql[] {
   const link = e.link;
+  if (link.kind === 'computed') return [];
   if (link.kind === 'fk') {
     const { relation } = link;
     const fk = relation.foreignKey;

@@ -21,7 +21,7 @@ export function checkPolicyNames(policy: AccessPolicy, schema: SchemaCache): voi
       problems.push(`tables.${name}: no such table${near ? ` (did you mean ${near}?)` : ''}`);
       continue;
     }
-    const known = table ? new Set([...table.columns.map((c) => c.name), ...(table.computedFields?.keys() ?? [])]) : allColumns;
+    const known = table ? new Set([...table.columns.map((c) => c.name), ...(table.computedFields?.keys() ?? []), ...(table.computedRelations?.keys() ?? [])]) : allColumns;
     for (const [key, set] of [['read_columns', rule.read], ['write_columns', rule.write], ['returning_columns', rule.returning]] as const) {
       for (const column of namesOf(set)) {
         if (known.has(column)) continue;

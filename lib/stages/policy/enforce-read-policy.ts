@@ -27,12 +27,13 @@ function forbidden(message: string, details: Record<string, unknown>): GatewayEr
 export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embed, Embed> = new Map()): ReadNode {
   const t = node.table;
   const grant = permit(t, 'read');
+  const embed = (e: Embed): Embed => (callable(t, grant, e), enforceEmbed(permit, e, memo));
   const items: SelectItem[] = [];
   for (const item of node.items) {
     if (item.kind === 'field') {
       if (mayRead(grant, item.field.column)) items.push(item);
       else if (item.fromStar !== true) denied(t, item.field.column, 'select');
-    } else if (item.kind === 'embed') items.push({ kind: 'embed', embed: enforceEmbed(permit, item.embed, memo) });
+    } else if (item.kind === 'embed') items.push({ kind: 'embed', embed: embed(item.embed) });
     else items.push(item);
   }
   if (items.length === 0 && node.items.length > 0) throw forbidden(`The policy lets you read no column of \`${t.name}\`.`, { table: t.name });
@@ -43,8 +44,8 @@ export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embe
   }
   // Embeds named by a condition or an order term are checked like selected ones; `memo` keeps
   // one narrowed object per embed, so they still point at the very embed of `items` (compile joins it once).
-  const where = node.where.map((c) => (c.kind === 'embedded' ? { ...c, embed: enforceEmbed(permit, c.embed, memo) } : c));
-  const order = node.order.map((o) => (o.related !== undefined ? relatedTerm(permit, o) : o.embed === null ? o : { ...o, embed: enforceEmbed(permit, o.embed, memo) }));
+  const where = node.where.map((c) => (c.kind === 'embedded' ? { ...c, embed: embed(c.embed) } : c));
+  const order = node.order.map((o) => (o.related !== undefined ? relatedTerm(permit, o) : o.embed === null ? o : { ...o, embed: embed(o.embed) }));
   return Object.freeze({ ...node, items: Object.freeze(items), where, order, ...rows(node.rowFilters, grant) });
 }
 
@@ -74,6 +75,18 @@ export function enforceEmbed(permit: Permit, e: Embed, memo: Map<Embed, Embed>):
   const narrowed = Object.freeze({ ...e, link, node: enforceReadPolicy(permit, e.node, memo) });
   memo.set(e, narrowed);
   return narrowed;
+}
+
+/**
+ * A computed relationship runs a function on the parent row: like a computed field, the policy
+ * must name it in the parent table's `read_columns` list (docs/access-policy.md); the embedded
+ * table then needs `read` as any embedded table does.
+ */
+function callable(table: Table, grant: Grant, e: Embed): void {
+  if (e.link.kind !== 'computed') return;
+  const name = e.link.relation.name;
+  if (grant.read.kind === 'only' && grant.read.names.has(name)) return;
+  throw forbidden(`The policy does not let you embed \`${table.name}.${name}\` (a computed relationship: name it in read_columns).`, { table: table.name, relationship: name });
 }
 
 function readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {

@@ -19,6 +19,9 @@ export interface FoundLink {
 }
 
 export function findRelationship(schema: SchemaCache, source: Table, name: string, hint: string | null): FoundLink {
+  // A computed relationship of that name wins over any foreign key, whatever the hint, as in PostgREST.
+  const computed = source.computedRelations?.get(name);
+  if (computed !== undefined) return { link: { kind: 'computed', relation: computed }, target: computed.target, cardinality: computed.cardinality };
   const all = candidates(schema, source, name);
   const matching = hint === null ? all : all.filter((c) => matchesHint(c, hint));
   if (matching.length === 1) return matching[0]!;
@@ -43,9 +46,11 @@ export function findRelationship(schema: SchemaCache, source: Table, name: strin
  * docs/security.md, "Names a caller cannot see").
  */
 function noRelationshipHint(schema: SchemaCache, source: Table, name: string): { hint?: string; names: NameHint } {
-  const related = (t: Table) => t.foreignKeys.length > 0 || t.referencedBy.length > 0;
+  // A computed relationship counts as a relationship, its target table as a child (as in PostgREST).
+  const related = (t: Table) => t.foreignKeys.length > 0 || t.referencedBy.length > 0 || t.computedRelations !== undefined;
   if (related(source)) {
-    const children = () => [...new Set(candidatesOf(schema, source).map((c) => c.target))].map((t) => [t.name, t] as const);
+    const computedTargets = [...(source.computedRelations?.values() ?? [])].map((r) => r.target);
+    const children = () => [...new Set([...candidatesOf(schema, source).map((c) => c.target), ...computedTargets])].map((t) => [t.name, t] as const);
     return suggestName(name, tableCandidates(children), (near) => `Perhaps you meant '${near}' instead of '${name}'.`, (input, names) => fuzzyMatches(names, input).find(([score]) => score < 1)?.[1]);
   }
   const parents = () => schema.tables.filter((t) => t.schema === source.schema && related(t)).map((t) => [t.name, t] as const);
@@ -114,6 +119,7 @@ function junctions(schema: SchemaCache, source: Table, target: Table): Junction[
 }
 
 function matchesHint(c: FoundLink, hint: string): boolean {
+  if (c.link.kind === 'computed') return true;
   if (c.link.kind === 'junction') {
     const j = c.link.junction;
     return j.table.name === hint || j.toSource.name === hint || j.toTarget.name === hint;
@@ -125,6 +131,7 @@ function matchesHint(c: FoundLink, hint: string): boolean {
 }
 
 function hintFor(c: FoundLink): string {
+  if (c.link.kind === 'computed') return c.link.relation.name;
   return c.link.kind === 'junction' ? c.link.junction.table.name : c.link.relation.foreignKey.name;
 }
 
@@ -139,6 +146,7 @@ function describe(c: FoundLink): Record<string, string> {
     const j = c.link.junction;
     return { cardinality: 'many-to-many', embedding: `${j.toSource.referencedTable.name} with ${c.target.name}`, relationship: `${j.table.name} using ${j.toSource.name}${cols(j.toSource.columns)} and ${j.toTarget.name}${cols(j.toTarget.columns)}` };
   }
+  if (c.link.kind === 'computed') return { cardinality: c.cardinality === 'one' ? 'many-to-one' : 'one-to-many', embedding: `${c.link.relation.source.name} with ${c.target.name}`, relationship: `${c.link.relation.fn.name}` };
   const r = c.link.relation;
   const fk = r.foreignKey;
   const unique = isUnique(fk.table, fk);
