@@ -59,6 +59,17 @@ beforeAll(async () => {
       -- tenant B's player in tenant A's team: RLS hides the team from B and the player from A
       (12, '${TENANT_B}', 'Ben', 1);
 
+    -- a composite key referenced twice by a view (EmbedDisambiguationSpec's i2459_composite)
+    CREATE TABLE pgrst_private.composite_t1 (a integer, b integer, tenant_id ${tenant}, PRIMARY KEY (a, b));
+    CREATE TABLE pgrst_private.composite_t2 (t1_a integer, t1_b integer, tenant_id ${tenant},
+      CONSTRAINT composite_t2_t1_a_t1_b_fkey FOREIGN KEY (t1_a, t1_b) REFERENCES pgrst_private.composite_t1);
+    ${rls('pgrst_private.composite_t1')}
+    ${rls('pgrst_private.composite_t2')}
+    CREATE VIEW pgrst.composite_v1 WITH (security_invoker = true) AS SELECT a, b FROM pgrst_private.composite_t1;
+    CREATE VIEW pgrst.composite_v2 WITH (security_invoker = true) AS
+      SELECT t1_a AS t1_a1, t1_b AS t1_b1, t1_a AS t1_a2, t1_b AS t1_b2 FROM pgrst_private.composite_t2;
+    GRANT SELECT ON pgrst.composite_v1, pgrst.composite_v2 TO tablegate_app;
+
     -- two relationships between two tables, one each way (EmbedDisambiguationSpec's agents / departments)
     CREATE TABLE pgrst.departments (id integer PRIMARY KEY, tenant_id ${tenant}, name text NOT NULL, head_id integer);
     CREATE TABLE pgrst.agents (id integer PRIMARY KEY, tenant_id ${tenant}, name text NOT NULL,
@@ -145,6 +156,14 @@ describe('errors and limits, as PostgREST answers them', () => {
       ],
       hint: "Try changing 'authors' to one of the following: 'authors!books_author_id_fkey', 'authors!books_editor_fkey'. Find the desired relationship in the 'details' key.",
     });
+  });
+
+  it('a view referencing a composite key twice: one candidate per choice of its columns, in PostgREST order', async () => {
+    const { error, status } = await client().from('composite_v2').select('*, composite_v1(*)');
+    expect(status).toBe(300);
+    const rel = (a: string, b: string) => ({ cardinality: 'many-to-one', embedding: 'composite_v2 with composite_v1', relationship: `composite_t2_t1_a_t1_b_fkey using composite_v2(${a}, ${b}) and composite_v1(a, b)` });
+    expect(error?.details).toEqual([rel('t1_a1', 't1_b1'), rel('t1_a1', 't1_b2'), rel('t1_a2', 't1_b1'), rel('t1_a2', 't1_b2')]);
+    expect(error?.hint).toBe(`Try changing 'composite_v1' to one of the following: ${Array(4).fill("'composite_v1!composite_t2_t1_a_t1_b_fkey'").join(', ')}. Find the desired relationship in the 'details' key.`);
   });
 
   it('a junction table and a junction view between the same two: PGRST201 with both many-to-many', async () => {

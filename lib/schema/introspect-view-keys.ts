@@ -9,7 +9,7 @@
  * expression (a column PostgreSQL does not mark as a plain reference to a table column, one of a
  * set operation included), from a key the view exposes only partly, nor filters by privilege (the
  * request reads the view as its caller). A view whose stored query cannot be read this way adds
- * nothing: on any error of this query, no view inherits a key.
+ * nothing: when this query cannot read one (a data exception), no view inherits a key.
  *
  * How: a view's query tree (`pg_rewrite.ev_action`) marks each output column that is a plain
  * column reference with its origin (`resorigtbl`, `resorigcol`). The text of the tree is turned
@@ -160,9 +160,11 @@ export async function introspectViewKeys(db: Queryable, schemas: readonly string
   let rows: any[];
   try {
     ({ rows } = await db.query(VIEW_KEYS_SQL, [[...schemas]]));
-  } catch {
-    // A view definition this reading cannot parse: no view inherits a key (fail closed, nothing inferred).
-    return [];
+  } catch (err) {
+    // A view definition this reading cannot turn into JSON (a data exception, class 22): no view
+    // inherits a key (fail closed: nothing inferred). Any other error fails discovery as usual.
+    if (String((err as { code?: unknown }).code ?? '').startsWith('22')) return [];
+    throw err;
   }
   return rows.map((r): RawViewKeyDependency => {
     const type = str(r.contype) as RawViewKeyDependency['type'];
