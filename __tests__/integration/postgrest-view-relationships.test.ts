@@ -59,6 +59,14 @@ beforeAll(async () => {
       -- tenant B's player in tenant A's team: RLS hides the team from B and the player from A
       (12, '${TENANT_B}', 'Ben', 1);
 
+    -- a self-reference behind a view (PostgREST's test.job over private.internal_job)
+    CREATE TABLE pgrst_private.internal_job (id integer PRIMARY KEY, tenant_id ${tenant}, parent_id integer,
+      CONSTRAINT parent_fk FOREIGN KEY (parent_id) REFERENCES pgrst_private.internal_job (id));
+    ${rls('pgrst_private.internal_job')}
+    CREATE VIEW pgrst.job WITH (security_invoker = true) AS SELECT j.id, j.parent_id FROM pgrst_private.internal_job j;
+    GRANT SELECT ON pgrst.job TO tablegate_app;
+    INSERT INTO pgrst_private.internal_job (id, tenant_id, parent_id) VALUES (1, '${TENANT_A}', NULL), (2, '${TENANT_A}', 1), (11, '${TENANT_B}', 1);
+
     -- a composite key referenced twice by a view (EmbedDisambiguationSpec's i2459_composite)
     CREATE TABLE pgrst_private.composite_t1 (a integer, b integer, tenant_id ${tenant}, PRIMARY KEY (a, b));
     CREATE TABLE pgrst_private.composite_t2 (t1_a integer, t1_b integer, tenant_id ${tenant},
@@ -130,6 +138,18 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
     const { data, error } = await client().from('authors_v').select('name, bios_v(bio)').order('id');
     expect(error).toBeNull();
     expect(data).toEqual([{ name: 'Ada', bios_v: { bio: 'First programmer' } }, { name: 'Brontë', bios_v: { bio: 'Novelist' } }, { name: 'Curie', bios_v: null }]);
+  });
+
+  it("a self-reference through a view: the FK column's name is the parent, view!fk_column the children (EmbedDisambiguationSpec)", async () => {
+    const { data, error } = await client().from('job').select('id, parent_id(*), children:job!parent_id(id, parent_id)').order('id');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { id: 1, parent_id: null, children: [{ id: 2, parent_id: 1 }] },
+      { id: 2, parent_id: { id: 1, parent_id: null }, children: [] },
+    ]);
+    // Tenant B's job points at tenant A's: the parent is hidden from B.
+    const b = await client(pgrstTokenB).from('job').select('id, parent_id(*), job(id)');
+    expect(b.data).toEqual([{ id: 11, parent_id: null, job: [] }]);
   });
 
   it('many-to-many through a junction view (its primary key inherited) and through the junction table', async () => {

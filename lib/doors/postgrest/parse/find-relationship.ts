@@ -76,9 +76,10 @@ function candidates(schema: SchemaCache, source: Table, name: string): FoundLink
     return out;
   }
   // The target named by a foreign key of the source: its constraint name or its (one) column;
-  // never a view reached that way (PostgREST requires a view's name).
+  // never another view reached that way (PostgREST requires a view's name), but a view's own
+  // parent through a self-reference (`job?select=parent_id(*)`), as PostgREST allows.
   for (const fk of fksOf(source)) {
-    if (isView(fk.referencedTable)) continue;
+    if (isView(fk.referencedTable) && fk.referencedTable !== source) continue;
     if (fk.name === name || (fk.columns.length === 1 && fk.columns[0]!.name === name)) out.push(direct(fk, 'forward', fk.referencedTable));
   }
   for (const fk of refsOf(source)) if (fk.name === name && !isView(fk.table)) out.push(direct(fk, 'reverse', fk.table));
