@@ -86,15 +86,23 @@ function candidates(schema: SchemaCache, source: Table, name: string): FoundLink
   return out;
 }
 
-/** A relation's foreign keys, declared then inferred through views. */
-function fksOf(t: Table): readonly ForeignKey[] {
-  return t.inferred ? [...t.foreignKeys, ...t.inferred.foreignKeys] : t.foreignKeys;
+// Both lists per relation, made once per schema cache (a reload makes new tables).
+const allKeys = new WeakMap<Table, { readonly fks: readonly ForeignKey[]; readonly refs: readonly ForeignKey[] }>();
+
+function keysOf(t: Table): { readonly fks: readonly ForeignKey[]; readonly refs: readonly ForeignKey[] } {
+  let keys = allKeys.get(t);
+  if (keys === undefined) {
+    keys = t.inferred ? { fks: [...t.foreignKeys, ...t.inferred.foreignKeys], refs: [...t.referencedBy, ...t.inferred.referencedBy] } : { fks: t.foreignKeys, refs: t.referencedBy };
+    allKeys.set(t, keys);
+  }
+  return keys;
 }
 
+/** A relation's foreign keys, declared then inferred through views. */
+const fksOf = (t: Table): readonly ForeignKey[] => keysOf(t).fks;
+
 /** The foreign keys referencing a relation, declared then inferred through views. */
-function refsOf(t: Table): readonly ForeignKey[] {
-  return t.inferred ? [...t.referencedBy, ...t.inferred.referencedBy] : t.referencedBy;
-}
+const refsOf = (t: Table): readonly ForeignKey[] => keysOf(t).refs;
 
 const isView = (t: Table): boolean => t.kind === 'v' || t.kind === 'm';
 
