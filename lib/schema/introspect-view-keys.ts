@@ -13,8 +13,8 @@
  *
  * How: a view's query tree (`pg_rewrite.ev_action`) marks each output column that is a plain
  * column reference with its origin (`resorigtbl`, `resorigcol`). The text of the tree is turned
- * into JSON keeping only those fields, the way PostgREST's `allViewsKeyDependencies`
- * (src/PostgREST/SchemaCache.hs, v13) does it, and only the top-level query's target list is read.
+ * into JSON keeping only those fields, the way PostgREST's `allViewsKeyDependencies` query (v13)
+ * does it, and only the top-level query's target list is read.
  * PostgreSQL manual: "pg_rewrite" (https://www.postgresql.org/docs/current/catalog-pg-rewrite.html).
  */
 

@@ -176,8 +176,9 @@ function describe(c: FoundLink): Record<string, string> {
 }
 
 /**
- * PostgREST's order of candidates (PGRST201's `details`): its schema cache sorts the relationships
- * of a table (src/PostgREST/SchemaCache/Relationship.hs, derived `Ord`): by the target table, then
+ * PostgREST's order of candidates (PGRST201's `details`, docs/postgrest-dialect.md#embedding): its
+ * schema cache keeps the relationships of a table sorted (the derived order of its `Relationship`
+ * type): by the target table, then
  * one-to-many, many-to-one, one-to-one, many-to-many, then by constraint name and columns (a
  * junction by its table, then its two constraints and their columns), then tables before views.
  */
