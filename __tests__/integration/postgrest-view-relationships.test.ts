@@ -134,6 +134,16 @@ describe.each([12, 13] as const)('postgrest_version %d', (version) => {
     expect(tenantB.data).toEqual([{ name: 'Bob Author', books_v: [{ title: 'Tenant B Secrets' }] }, { name: 'Bea Author', books_v: [{ title: 'Tenant B Science' }] }]);
   });
 
+  it('!inner through views filters the parents, and counts them (EmbedInnerJoinSpec "works with views")', async () => {
+    const rows = await client().from('books_v').select('title, authors!writer_id!inner(name)', { count: 'exact' }).eq('authors.name', 'Curie');
+    expect(rows.error).toBeNull();
+    expect(rows.data).toEqual([{ title: 'Radioactive Substances', authors: { name: 'Curie' } }]);
+    expect(rows.count).toBe(1);
+    const head = await client().from('authors_v').select('*, books_v!writer_id!inner(*)', { count: 'exact', head: true }).eq('books_v.title', 'Jane Eyre');
+    expect(head.status).toBe(200);
+    expect(head.count).toBe(1);
+  });
+
   it('one-to-one through views: an object, as the base foreign key columns are the primary key', async () => {
     const { data, error } = await client().from('authors_v').select('name, bios_v(bio)').order('id');
     expect(error).toBeNull();
