@@ -2,6 +2,9 @@
 // Schema discovery benchmark: times loadSchema() against 1,000 tables x 20 columns (every third
 // table with a foreign key to the previous one) and 200 functions in a throwaway embedded
 // PostgreSQL. Run after `npm run build`; TABLEGATE_DIST points at another build (default dist/cjs).
+// BENCH_VIEWS=N adds N views over the first N tables (id, prev_id where the table has it, two
+// more columns), whose keys the PostgREST dialect infers (default 0: the fixture of the results
+// in docs/performance.md before views were measured).
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -21,6 +24,8 @@ const COLUMNS = 20;
 const FUNCTIONS = 200;
 const RUNS = 5;
 const TARGET_MS = 1000;
+const VIEWS = Math.min(Number(process.env.BENCH_VIEWS || 0), TABLES);
+const viewColumns = (i) => (i % 3 === 2 ? ['id', 'prev_id', 'c0', 'c1'] : ['id', 'c0', 'c1']);
 
 // Mixed column types; `id` and, on every third table, `prev_id` come on top of these.
 const TYPES = [
@@ -102,6 +107,7 @@ function fixtureSql() {
         out.push(`CREATE FUNCTION f${i}(IN a int, OUT b int, OUT c text) LANGUAGE sql AS 'SELECT a, a::text';`);
     }
   }
+  for (let i = 0; i < VIEWS; i++) out.push(`CREATE VIEW v${i} AS SELECT ${viewColumns(i).join(', ')} FROM t${i};`);
   out.push('COMMIT;');
   return out.join('\n');
 }
@@ -121,7 +127,7 @@ async function main() {
     await setup.query('ANALYZE');
     const { rows } = await setup.query('SHOW server_version');
     await setup.end();
-    console.log(`fixture: ${TABLES} tables x ${COLUMNS} columns, ${FUNCTIONS} functions (${Math.round(performance.now() - t0)} ms)`);
+    console.log(`fixture: ${TABLES} tables x ${COLUMNS} columns, ${VIEWS} views, ${FUNCTIONS} functions (${Math.round(performance.now() - t0)} ms)`);
 
     // A fresh pool so the first run is cold: new connections, empty backend catalog caches.
     pool = new Pool({ connectionString: server.connectionString, max: 4 });
@@ -139,11 +145,14 @@ async function main() {
     const columns = cache.tables.reduce((n, t) => n + t.columns.length, 0);
     const fks = cache.tables.reduce((n, t) => n + t.foreignKeys.length, 0);
     const expectedFks = Math.floor(TABLES / 3);
-    if (cache.tables.length !== TABLES || columns !== TABLES * COLUMNS || fks !== expectedFks || cache.functions.length !== FUNCTIONS) {
+    let viewCols = 0;
+    for (let i = 0; i < VIEWS; i++) viewCols += viewColumns(i).length;
+    if (cache.tables.length !== TABLES + VIEWS || columns !== TABLES * COLUMNS + viewCols || fks !== expectedFks || cache.functions.length !== FUNCTIONS) {
       throw new Error(`unexpected cache: ${cache.tables.length} tables, ${columns} columns, ${fks} FKs, ${cache.functions.length} functions`);
     }
     const fmt = (ms) => ms.toFixed(1);
-    console.log(`discovered: ${cache.tables.length} tables, ${columns} columns, ${fks} foreign keys, ${cache.functions.length} functions`);
+    const inferred = cache.tables.reduce((n, t) => n + (t.inferred ? t.inferred.foreignKeys.length : 0), 0);
+    console.log(`discovered: ${cache.tables.length} tables and views (${VIEWS} views), ${columns} columns, ${fks} foreign keys (${inferred} inferred through views), ${cache.functions.length} functions`);
     console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, PostgreSQL ${rows[0].server_version}`);
     console.log(`catalog queries per load: ${queries}`);
     console.log(`runs (ms): ${times.map(fmt).join(', ')}`);

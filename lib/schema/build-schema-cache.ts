@@ -8,6 +8,7 @@
  * built mutable first and frozen only at the end. Never throws on odd rows (a catalog change
  * between two introspection queries): rows that do not fit are skipped.
  */
+import { inferViewKeys } from './infer-view-keys';
 import type { RawColumn, RawConstraint, RawFunction, RawRelation, RawSchema } from './introspect';
 import type { Column, ComputedRelation, DbFunction, ForeignKey, FunctionArg, PgType, ResultColumn, SchemaCache, Table, UniqueKey } from './schema-types';
 
@@ -238,6 +239,8 @@ export function buildSchemaCache(raw: RawSchema, schemas: readonly string[]): Sc
     .filter((c) => c.type in kindOrder)
     .sort((a, b) => kindOrder[a.type] - kindOrder[b.type] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const constraint of constraints) addConstraint(constraint, drafts);
+  const byOid = new Map([...drafts].map(([oid, d]) => [oid, d.table] as const));
+  for (const [table, keys] of inferViewKeys(raw.viewKeys ?? [], byOid)) (table as Mutable<Table>).inferred = keys;
 
   const tables = [...drafts.values()].map((d) => d.table);
   const tablesByName = new Map<string, Table>();

@@ -1,8 +1,8 @@
 /**
  * Reads the system catalogs of the configured schemas into plain rows (`RawSchema`).
  *
- * In: a queryable (pool or client) and the schema names. Out: five lists of rows, one per
- * catalog query (the types' query is in introspect-types.ts), whatever the number of tables. It never filters by privilege: PostgreSQL
+ * In: a queryable (pool or client) and the schema names. Out: six lists of rows, one per
+ * catalog query (the types' query is in introspect-types.ts, the views' keys' in introspect-view-keys.ts), whatever the number of tables. It never filters by privilege: PostgreSQL
  * enforces GRANTs and RLS at query time, and a table the role cannot read still deserves a 403
  * rather than a 404. Cross-linking and freezing happen in `buildSchemaCache`.
  *
@@ -13,6 +13,7 @@
  */
 
 import { introspectTypes, type RawType } from './introspect-types';
+import { introspectViewKeys, type RawViewKeyDependency } from './introspect-view-keys';
 
 export interface Queryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
@@ -113,6 +114,8 @@ export interface RawSchema {
   readonly functions: readonly RawFunction[];
   /** The types the columns and functions use (introspect-types.ts); absent in hand-made rows. */
   readonly types?: readonly RawType[];
+  /** The key columns the exposed views expose unchanged (introspect-view-keys.ts); absent in hand-made rows. */
+  readonly viewKeys?: readonly RawViewKeyDependency[];
 }
 
 // Shared filter: the relations the API can expose. `name = text` comparison needs PostgreSQL 12+,
@@ -282,7 +285,7 @@ WHERE n.nspname = ANY($1::text[])
 ORDER BY array_position($1::text[], n.nspname::text), p.proname, p.oid`;
 
 /** The number of round trips `introspect` makes, for benchmarks and logs. */
-export const INTROSPECTION_QUERY_COUNT = 5;
+export const INTROSPECTION_QUERY_COUNT = 6;
 
 // Explicit conversions: a host pool may carry its own type parsers (e.g. oid as string).
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
@@ -291,15 +294,17 @@ const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
 export async function introspect(db: Queryable, schemas: readonly string[]): Promise<RawSchema> {
   const params = [[...schemas]];
   // Independent queries: on a pool they run side by side; on a single client pg queues them.
-  const [relations, columns, constraints, functions, types] = await Promise.all([
+  const [relations, columns, constraints, functions, types, viewKeys] = await Promise.all([
     db.query(RELATIONS_SQL, params),
     db.query(COLUMNS_SQL, params),
     db.query(CONSTRAINTS_SQL, params),
     db.query(FUNCTIONS_SQL, params),
     introspectTypes(db, schemas),
+    introspectViewKeys(db, schemas),
   ]);
   return {
     types,
+    viewKeys,
     relations: relations.rows.map(
       (r): RawRelation => ({
         oid: Number(r.oid),

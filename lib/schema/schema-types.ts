@@ -67,6 +67,27 @@ export interface ForeignKey {
   /** The referenced table and columns, in matching order. */
   readonly referencedTable: Table;
   readonly referencedColumns: readonly Column[];
+  /**
+   * Set on a foreign key inferred through a view (`Table.inferred`): a table's constraint whose
+   * columns, on one side or both, a view exposes unchanged. `oneToOne`: the constraint's columns
+   * are a key of its own table. docs/postgrest-dialect.md#embedding-through-views
+   */
+  readonly inferred?: { readonly oneToOne: boolean };
+}
+
+/**
+ * The keys a relation has through views, as PostgREST infers them (docs/postgrest-dialect.md#embedding-through-views):
+ * a view inherits the primary key and foreign keys of the table columns it exposes unchanged. Only
+ * the PostgREST dialect's embedding reads them; `primaryKey`, `foreignKeys` and `referencedBy` of
+ * the relation itself stay what the catalog declares.
+ */
+export interface InferredKeys {
+  /** A view's primary key, from its base tables' (empty for a table). */
+  readonly primaryKey: readonly Column[];
+  /** Inferred FKs whose columns are in this relation. */
+  readonly foreignKeys: readonly ForeignKey[];
+  /** Inferred FKs that reference this relation. */
+  readonly referencedBy: readonly ForeignKey[];
 }
 
 /** A foreign key seen from one of its two tables: the name a caller uses for it and the table on the other side. */
@@ -110,6 +131,8 @@ export interface Table {
   readonly rowTypeOid?: number;
   /** Computed relationships from this table, by the function's name; absent when there are none. */
   readonly computedRelations?: ReadonlyMap<string, ComputedRelation>;
+  /** Keys inferred through views (see `InferredKeys`); absent when there are none. */
+  readonly inferred?: InferredKeys;
 }
 
 /**
