@@ -35,7 +35,7 @@ describe('stages can be replaced or wrapped', () => {
         parse: async (ctx, next) => {
           const command = await next(ctx);
           seen.push(command.kind);
-          return command.kind === 'list' ? { ...command, limit: 1 } : command;
+          return command.kind === 'read' ? { ...command, root: { ...command.root, limit: 1 } } : command;
         },
         auth: (ctx, next) => {
           if (ctx.request.headers['x-blocked'] === 'yes') throw new GatewayError('FORBIDDEN', 'Blocked by the host.');
