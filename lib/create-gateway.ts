@@ -511,7 +511,7 @@ const changesRoute = /^\/[^/]+\/_changes\/?$/;
  */
 function allowSubscription(list: QueryAllowList, command: Command, patternOf: (command: Command) => string | undefined): void {
   const listPattern = patternOf(command)!;
-  const route = command.kind === 'list' ? `GET ${command.table.name}` : '';
+  const route = command.kind === 'read' && command.media === 'page' ? `GET ${command.table.name}` : '';
   const pattern = `${route}/_changes${listPattern.slice(route.length)}`;
   if (!list.allows(pattern)) throw new GatewayError('QUERY_NOT_ALLOWED', 'This query pattern is not on the allow-list.', { details: { pattern } });
 }

@@ -10,7 +10,7 @@ export { GatewayConfigError } from './errors/gateway-config-error';
 export { DatabaseUnreachableError } from './db/database-unreachable-error';
 export { errorCatalogue } from './errors/error-catalogue';
 export type { ErrorCode } from './errors/error-catalogue';
-export type { Command, ListCommand, GetCommand, AggregateList, Aggregate, Condition, FilterOp, OrderTerm, OperationName, PlanOptions } from './command/command';
+export type { Command, ReadCommand, GetCommand, AggregateList, Aggregate, Condition, FilterOp, OrderTerm, OperationName, PlanOptions } from './command/command';
 export { operationOf } from './command/command';
 export type { Identity } from './pipeline/identity';
 export type { GatewayRequest } from './pipeline/gateway-request';

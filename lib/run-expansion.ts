@@ -38,7 +38,7 @@ export interface ExpansionParts {
 }
 
 /** Kinds that only read: a batch of nothing else runs in a READ ONLY transaction. */
-const readKinds = new Set<Command['kind']>(['list', 'read', 'contracts']);
+const readKinds = new Set<Command['kind']>(['read', 'contracts']);
 
 export async function runExpansion(ctx: GatewayContext & { readonly identity: Identity }, expansion: Expansion, parts: ExpansionParts): Promise<OperationAnswer> {
   const { stages } = parts;

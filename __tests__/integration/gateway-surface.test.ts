@@ -35,7 +35,7 @@ describe('stages can be replaced or wrapped', () => {
         parse: async (ctx, next) => {
           const command = await next(ctx);
           seen.push(command.kind);
-          return command.kind === 'list' ? { ...command, limit: 1 } : command;
+          return command.kind === 'read' ? { ...command, root: { ...command.root, limit: 1 } } : command;
         },
         auth: (ctx, next) => {
           if (ctx.request.headers['x-blocked'] === 'yes') throw new GatewayError('FORBIDDEN', 'Blocked by the host.');
@@ -48,7 +48,7 @@ describe('stages can be replaced or wrapped', () => {
     const res = await request(app).get('/api/orders?limit=10').set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(1);
-    expect(seen).toEqual(['list']);
+    expect(seen).toEqual(['read']);
     const blocked = await request(app).get('/api/orders').set('Authorization', `Bearer ${token}`).set('x-blocked', 'yes');
     expect(blocked.status).toBe(403);
     expect(blocked.body).toEqual({ code: 'FORBIDDEN', message: 'Blocked by the host.' });
@@ -67,7 +67,7 @@ describe('stages can be replaced or wrapped', () => {
     });
     app.use('/api', gateway);
     await request(app).get('/api/orders?limit=2').set('Authorization', `Bearer ${token}`);
-    expect(seen).toMatchObject({ identity: { tenantId: TENANT_A, userId: 'alice', source: 'jwt' }, command: { kind: 'list', limit: 2 } });
+    expect(seen).toMatchObject({ identity: { tenantId: TENANT_A, userId: 'alice', source: 'jwt' }, command: { kind: 'read', media: 'page', root: { limit: 2 } } });
   });
 
   it('rejects an unknown stage name at creation', () => {

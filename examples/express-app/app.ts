@@ -15,7 +15,7 @@
 import type { ServerResponse } from 'node:http';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { createGateway } from 'tablegate';
+import { createGateway, operationOf } from 'tablegate';
 import type { Gateway, GatewayContext } from 'tablegate';
 
 export interface AppOptions {
@@ -41,7 +41,11 @@ export function createApp(options: AppOptions): { app: express.Express; gateway:
   return { app, gateway };
 }
 
-/** Logs method, path, status, the gateway command and tenant; adds `x-tablegate-command`. */
+/**
+ * Logs method, path, status, the gateway command and tenant; adds `x-tablegate-command`. The command
+ * is named by `operationOf` (`list`, `get`, `read`, `insert`, ...): the names metrics and traces use,
+ * finer than `command.kind` (every read is a `read` command).
+ */
 function requestLog(log: (line: string) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
@@ -50,14 +54,14 @@ function requestLog(log: (line: string) => void) {
     const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
     (res as ServerResponse).writeHead = function (this: ServerResponse, ...args: unknown[]) {
       const command = context()?.command;
-      if (command && !this.headersSent) this.setHeader('x-tablegate-command', command.kind);
+      if (command && !this.headersSent) this.setHeader('x-tablegate-command', operationOf(command));
       return writeHead.apply(this, args);
     } as ServerResponse['writeHead'];
 
     res.on('finish', () => {
       const ctx = context();
       const ms = (Number(process.hrtime.bigint() - started) / 1e6).toFixed(1);
-      log(`${req.method} ${req.originalUrl} ${res.statusCode} command=${ctx?.command?.kind ?? '-'} tenant=${ctx?.identity?.tenantId || '-'} ${ms}ms`);
+      log(`${req.method} ${req.originalUrl} ${res.statusCode} command=${ctx?.command ? operationOf(ctx.command) : '-'} tenant=${ctx?.identity?.tenantId || '-'} ${ms}ms`);
     });
     next();
   };

@@ -55,89 +55,18 @@ export interface ParentScope extends RowScoped {
 /** How an export is written: the list's JSON envelope, one JSON row per line, or RFC 4180 CSV. */
 export type ExportFormat = 'json' | 'ndjson' | 'csv';
 
-export interface ListCommand extends RowScoped {
-  readonly kind: 'list';
-  readonly table: Table;
-  /** Columns returned, in order. */
-  readonly select: readonly Column[];
-  /** True when the caller named the columns with `select`. */
-  readonly explicitSelect: boolean;
-  /** The caller's conditions, ANDed (the same `Condition` trees every read level takes). */
-  readonly filters: readonly Condition[];
-  readonly search: Search | null;
-  /**
-   * Caller's sort keys, in order: `OrderTerm`s (the ordering vocabulary of every read) on the
-   * table's own columns, nulls where PostgreSQL puts them by default (ASC NULLS LAST, DESC NULLS
-   * FIRST: the order keyset cursors compare in). Compile refuses any other term here.
-   */
-  readonly sort: readonly OrderTerm[];
-  /**
-   * The full ordering: `sort` followed by the tie-breaker (primary key, or the distinct column)
-   * keys not already sorted on. Empty when the table has neither.
-   */
-  readonly order: readonly OrderTerm[];
-  readonly limit: number;
-  /** True when the caller gave `limit` (the query pattern names it, whatever its value). */
-  readonly explicitLimit: boolean;
-  readonly offset: number;
-  /** True when the caller gave `offset`. */
-  readonly explicitOffset: boolean;
-  readonly cursor: CursorPosition | null;
-  readonly distinct: Column | null;
-  readonly countExact: boolean;
-  /**
-   * Set by a policy when a column of `order` may not be read: a cursor would carry its values
-   * (signed, not encrypted), so no `next_cursor` is issued and `cursor` is refused.
-   */
-  readonly noCursor?: boolean;
-  /**
-   * Related rows to embed in each row (docs/relations.md): `Embed`s, the embedding vocabulary of
-   * every read, each a whole related table by one foreign key (`link.kind` 'fk'), its level the
-   * target's columns (fields keyed by their names), with no conditions, order or page of its own
-   * and no embeds of its own; compile refuses any other embed here.
-   */
-  readonly expand: readonly Embed[];
-  /** Set on the child route: only rows whose FK points at this parent row. */
-  readonly parent: ParentScope | null;
-  /**
-   * Set when the rows are streamed instead of returned as one page (docs/querying.md, "Exports"):
-   * `Accept: application/x-ndjson` or `text/csv`, or a JSON `limit` above max_limit while
-   * max_export_rows allows it. `limit` is then the export's row cap. Absent: a page.
-   */
-  readonly export?: ExportFormat;
-  /**
-   * Set when the answer is the plan of exactly this statement (EXPLAIN, same text, same values)
-   * instead of its rows: the plan capability every read has (a `read`'s `plan` too). The default
-   * grammar's `GET /{table}/_explain` is a list with EXPLAIN (ANALYZE, FORMAT JSON).
-   */
-  readonly plan?: PlanOptions;
-  /**
-   * Set when the answer is one aggregate over the rows the conditions and search select, instead
-   * of the rows: the aggregate capability of a read (a `read` level's fields take aggregates too).
-   * The default grammar's `GET /{table}/aggregate?fn=&column=` is a list with it, its page fields
-   * the defaults (no select, order, page, cursor, distinct, embeds or parent).
-   */
-  readonly aggregate?: Aggregate;
-  /**
-   * Set when the read addresses one row by its primary key (column = text value, in key order):
-   * the answer is that row, or NOT_FOUND when none is visible. The default grammar's
-   * `GET /{table}/:id?select=&expand=` is a list with it, its other page fields the defaults.
-   */
-  readonly key?: readonly KeyValue[];
-}
-
-/** One aggregate over a list's rows: `count` of the rows, or `fn` of one column. */
+/** One aggregate over a read's rows: `count` of the rows, or `fn` of one column. */
 export interface Aggregate {
   readonly fn: AggregateFn;
   /** Null only for `count`. */
   readonly column: Column | null;
 }
 
-/** A list answered with its aggregate (what `GET /{table}/aggregate` parses into). */
-export type AggregateList = ListCommand & { readonly aggregate: Aggregate };
+/** A read answered with its aggregate (what `GET /{table}/aggregate` parses into). */
+export type AggregateList = ReadCommand & { readonly aggregate: Aggregate };
 
-/** A list that addresses one row by its key (what `GET /{table}/:id` parses into). */
-export type GetCommand = ListCommand & { readonly key: readonly KeyValue[] };
+/** A read that addresses one row by its key (what `GET /{table}/:id` parses into). */
+export type GetCommand = ReadCommand & { readonly key: readonly KeyValue[] };
 
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -310,7 +239,7 @@ export interface ContractsCommand {
   readonly functions: readonly DbFunction[];
 }
 
-export type Command = ListCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand | ReadCommand;
+export type Command = ReadCommand | InsertCommand | UpdateCommand | DeleteCommand | RpcCommand | ContractsCommand;
 
 
 /*
@@ -475,8 +404,13 @@ export interface ReadNode {
 
 export type CountMode = 'exact' | 'planned' | 'estimated';
 
-/** What the response body is. `plan`: EXPLAIN of the statement (docs/postgrest-dialect.md, "Plans"). */
-export type ReadMedia = 'json' | 'object' | 'csv' | 'plan' | 'geojson';
+/**
+ * What the response body is. `plan`: EXPLAIN of the statement (docs/postgrest-dialect.md, "Plans").
+ * `page`: the rows in a page object with the keyset cursor of the next page (`{data, next_cursor,
+ * total?}`, docs/querying.md); the key, aggregate, export and plan capabilities below answer such a
+ * read with one row, one value, a stream or the page statement's plan instead.
+ */
+export type ReadMedia = 'json' | 'object' | 'csv' | 'plan' | 'geojson' | 'page';
 
 export interface PlanOptions {
   readonly analyze: boolean;
@@ -498,8 +432,13 @@ export interface ReadCommand {
   readonly root: ReadNode;
   /** The exposed schema the request selected (Accept-Profile / Content-Profile). */
   readonly schema: string;
+  /** Count the rows the conditions select (`exact`: a page's `total`), or by estimate; null: no count. */
   readonly count: CountMode | null;
   readonly media: ReadMedia;
+  /**
+   * Set when the answer is the plan of exactly this statement (EXPLAIN, same text, same values)
+   * instead of its rows: with the `plan` media, or with `page` (the default grammar's `_explain`).
+   */
   readonly plan: PlanOptions | null;
   /** The caller gave a limit (`limit=` or `Range`), and an offset: named by the query pattern. */
   readonly explicitLimit: boolean;
@@ -510,22 +449,59 @@ export interface ReadCommand {
   readonly stripNulls?: boolean;
   /** The options applied, as the caller spelled them, for the responder to confirm (as a write's answer has them). */
   readonly applied?: readonly string[];
+
+  // Capabilities of a read with the `page` media (docs/architecture.md, "One Command vocabulary"):
+  // each absent unless set, and compile serves each (or refuses the read: never ignores one).
+  /**
+   * The last `tieBreakers` terms of `root.order` are the gateway's, not the caller's: the primary
+   * key (or the distinct column) appended so that the order is total and a keyset cursor resumes
+   * exactly. A policy does not check them as named columns; it sets `noCursor` instead.
+   */
+  readonly tieBreakers?: number;
+  /** Keyset paging: the page starts after this position of `root.order`. */
+  readonly cursor?: CursorPosition;
+  /**
+   * Set by a policy when a column of `root.order` may not be read: a cursor would carry its values
+   * (signed, not encrypted), so no `next_cursor` is issued and `cursor` is refused.
+   */
+  readonly noCursor?: boolean;
+  /** Web-style full-text search over text columns, ANDed to `root.where`. */
+  readonly search?: Search;
+  /** The rows are the distinct values of this column (the root selects it alone, ordered by it). */
+  readonly distinct?: Column;
+  /** Only the rows whose foreign key points at one parent row (`GET /{parent}/:id/{child}`). */
+  readonly parent?: ParentScope;
+  /**
+   * The rows are streamed instead of returned as one page (docs/querying.md, "Exports"): the root's
+   * `limit` is then the export's row cap.
+   */
+  readonly export?: ExportFormat;
+  /**
+   * The read addresses one row by its primary key (column = text value, in key order): the answer
+   * is that row, or NOT_FOUND when none is visible. The root's page fields are their defaults.
+   */
+  readonly key?: readonly KeyValue[];
+  /**
+   * The answer is one aggregate over the rows `root.where` and `search` select, instead of the
+   * rows; the root selects nothing and has no order or page.
+   */
+  readonly aggregate?: Aggregate;
 }
 
 export type CommandKind = Command['kind'];
 
 /**
  * What a command is counted, traced, logged and rate-limited as (docs/observability.md): its kind;
- * `get` for a list that addresses one row by its key, `explain` for one answered with its plan,
- * `aggregate` for one answered with an aggregate (the default grammar's `/:id`, `_explain` and
- * `aggregate` routes): the names users have always seen.
+ * for a read with the `page` media, `list`, or `get` when it addresses one row by its key,
+ * `explain` when it is answered with its plan, `aggregate` when answered with an aggregate (the
+ * default grammar's routes): the names users have always seen.
  */
-export type OperationName = CommandKind | 'get' | 'explain' | 'aggregate';
+export type OperationName = CommandKind | 'list' | 'get' | 'explain' | 'aggregate';
 
 export function operationOf(command: Command): OperationName {
-  if (command.kind !== 'list') return command.kind;
+  if (command.kind !== 'read' || command.media !== 'page') return command.kind;
   if (command.key !== undefined) return 'get';
-  return command.plan !== undefined ? 'explain' : command.aggregate !== undefined ? 'aggregate' : 'list';
+  return command.plan !== null ? 'explain' : command.aggregate !== undefined ? 'aggregate' : 'list';
 }
 
 export function assertNever(value: never, what = 'value'): never {

@@ -5,7 +5,7 @@
  * column it names: selected, aggregated, filtered, ordered, joined on (FK columns and referenced
  * keys, junction tables). Never: leaves out a table or column that compile puts in the SQL.
  */
-import type { Condition, Embed, FieldRef, ReadNode } from './command';
+import type { Condition, Embed, FieldRef, ReadNode, RelatedStep } from './command';
 import type { Column, Table } from '../schema/schema-types';
 
 export type AddColumns = (table: Table, columns: Iterable<Column>) => void;
@@ -23,8 +23,20 @@ export function addReadNode(add: AddColumns, node: ReadNode): void {
     if (o.embed) {
       add(o.embed.node.table, [o.field.column]);
       addEmbed(add, o.embed);
-    } else add(t, [o.field.column]);
+    } else if (o.related !== undefined && o.related.length > 0) addRelated(add, t, o.related, o.field.column);
+    else add(t, [o.field.column]);
   }
+}
+
+/** A related order term: both sides of each to-one hop, and the column it reads of the last table. */
+function addRelated(add: AddColumns, table: Table, steps: readonly RelatedStep[], column: Column): void {
+  steps.forEach((step, i) => {
+    const fk = step.relation.foreignKey;
+    const forward = step.relation.direction === 'forward';
+    add(i === 0 ? table : steps[i - 1]!.relation.target, forward ? fk.columns : fk.referencedColumns);
+    add(step.relation.target, forward ? fk.referencedColumns : fk.columns);
+  });
+  add(steps[steps.length - 1]!.relation.target, [column]);
 }
 
 export function addEmbed(add: AddColumns, e: Embed): void {

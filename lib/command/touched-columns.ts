@@ -7,9 +7,9 @@
  * Table object. Never: leaves out a table or column that compile will put in the SQL; a policy
  * that denies a table in this map can refuse the command before the database sees it.
  */
-import type { Command, Condition, Embed, ListCommand, ParentScope, Search } from './command';
+import type { Command, ParentScope, ReadCommand } from './command';
 import { assertNever } from './command';
-import { addEmbed, addReadNode, conditionColumns } from './read-columns';
+import { addReadNode } from './read-columns';
 import type { Column, Table } from '../schema/schema-types';
 
 export type TouchedColumns = Map<Table, Set<Column>>;
@@ -22,9 +22,6 @@ export function touchedColumns(command: Command): TouchedColumns {
     for (const c of columns) set.add(c);
   };
   switch (command.kind) {
-    case 'list':
-      addList(add, command);
-      break;
     case 'insert':
       add(command.table, [...command.columns, ...command.returning, ...(command.onConflict?.columns ?? [])]);
       if (command.answer) addReadNode(add, command.answer.node);
@@ -42,7 +39,7 @@ export function touchedColumns(command: Command): TouchedColumns {
     case 'contracts':
       break;
     case 'read':
-      addReadNode(add, command.root);
+      addRead(add, command);
       break;
     default:
       return assertNever(command, 'command');
@@ -52,40 +49,23 @@ export function touchedColumns(command: Command): TouchedColumns {
 
 type Add = (table: Table, columns: Iterable<Column>) => void;
 
-function addList(add: Add, list: ListCommand): void {
-  add(list.table, list.select);
-  if (list.key) add(list.table, list.key.map((k) => k.column));
-  if (list.aggregate?.column) add(list.table, [list.aggregate.column]);
-  add(list.table, list.order.filter((k) => k.related === undefined).map((k) => k.field.column));
-  for (const k of list.order) {
-    const steps = k.related ?? [];
-    if (steps.length === 0) continue;
-    steps.forEach((step, i) => {
-      const fk = step.relation.foreignKey;
-      const forward = step.relation.direction === 'forward';
-      add(i === 0 ? list.table : steps[i - 1]!.relation.target, forward ? fk.columns : fk.referencedColumns);
-      add(step.relation.target, forward ? fk.referencedColumns : fk.columns);
-    });
-    add(steps[steps.length - 1]!.relation.target, [k.field.column]);
+/** A read's levels, and what each capability it has names. */
+function addRead(add: Add, read: ReadCommand): void {
+  const { table, root } = read;
+  addReadNode(add, root);
+  if (read.key) add(table, read.key.map((k) => k.column));
+  if (read.aggregate?.column) add(table, [read.aggregate.column]);
+  if (read.distinct) add(table, [read.distinct]);
+  if (read.search) add(table, read.search.columns);
+  // A page's to-many embed is ordered by the target's primary key (compile-expand.ts).
+  if (read.media === 'page') {
+    for (const item of root.items) {
+      if (item.kind !== 'embed') continue;
+      const target = item.embed.node.table;
+      if (target.primaryKey.length && item.embed.cardinality === 'many') add(target, target.primaryKey);
+    }
   }
-  if (list.distinct) add(list.table, [list.distinct]);
-  addFilters(add, list.table, list.filters, list.search);
-  addExpansions(add, list.expand);
-  if (list.parent) addParent(add, list.parent);
-}
-
-function addFilters(add: Add, table: Table, filters: readonly Condition[], search: Search | null): void {
-  add(table, conditionColumns(filters));
-  if (search) add(table, search.columns);
-}
-
-/** An expansion's level and both sides of its join; a to-many one is ordered by the target's primary key. */
-function addExpansions(add: Add, expansions: readonly Embed[]): void {
-  for (const e of expansions) {
-    addEmbed(add, e);
-    const target = e.node.table;
-    if (target.primaryKey.length && e.cardinality === 'many') add(target, target.primaryKey);
-  }
+  if (read.parent) addParent(add, read.parent);
 }
 
 function addParent(add: Add, parent: ParentScope): void {

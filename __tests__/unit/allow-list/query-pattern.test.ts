@@ -35,7 +35,7 @@ describe('query allow-list stage', () => {
 
   it('lets listed patterns through and refuses others with their pattern', () => {
     expect(list.size).toBe(1);
-    expect(stage(ctx('select=id&limit=2'))).toMatchObject({ kind: 'list' });
+    expect(stage(ctx('select=id&limit=2'))).toMatchObject({ kind: 'read' });
     const error = thrown(() => stage(ctx('select=id')), GatewayError);
     expect(error).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id' } });
   });
@@ -44,7 +44,7 @@ describe('query allow-list stage', () => {
   it('compares the pattern the door spells, not a spelling of its own', () => {
     const spelled = parseQueryAllowList('GET orders as-the-door-spells-it\n');
     const spelling = createAllowListStage({ queries: spelled, patternOf: (command) => `GET ${(command as { table: { name: string } }).table.name} as-the-door-spells-it` });
-    expect(spelling(ctx('select=id&limit=2'))).toMatchObject({ kind: 'list' });
+    expect(spelling(ctx('select=id&limit=2'))).toMatchObject({ kind: 'read' });
     const other = createAllowListStage({ queries: spelled, patternOf: () => 'GET orders select=id limit' });
     expect(thrown(() => other(ctx('select=id&limit=2')), GatewayError)).toMatchObject({ code: 'QUERY_NOT_ALLOWED', details: { pattern: 'GET orders select=id limit' } });
   });

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Condition, DeleteCommand, Embed, GetCommand, Junction, ListCommand, OrderTerm, ParentScope, ReadNode, RowScoped, UpdateCommand } from '../../../lib/command/command';
+import type { Command, Condition, DeleteCommand, Embed, EmbedItem, GetCommand, Junction, OrderTerm, ParentScope, ReadCommand, ReadNode, RowScoped, UpdateCommand } from '../../../lib/command/command';
 import { commandKinds, conditionCompilers, nonReadKinds, oneVocabulary } from './read-vocabulary';
 
 const lib = path.resolve(__dirname, '../../../lib');
@@ -19,7 +19,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Checked by `tsc` (npm test type-checks first): each line is a type error when a field of a read
 // takes a vocabulary of its own again.
 const fields: readonly true[] = [
-  true satisfies Same<ListCommand['filters'][number], Condition>,
   true satisfies Same<ReadNode['where'][number], Condition>,
   true satisfies Same<NonNullable<UpdateCommand['where']>[number], Condition>,
   true satisfies Same<NonNullable<DeleteCommand['where']>[number], Condition>,
@@ -27,30 +26,41 @@ const fields: readonly true[] = [
   true satisfies Same<NonNullable<ReadNode['rowFilters']>[number], Condition>,
   true satisfies Same<NonNullable<Junction['rowFilters']>[number], Condition>,
   true satisfies Same<NonNullable<ParentScope['rowFilters']>[number], Condition>,
-  true satisfies Same<ListCommand['sort'][number], OrderTerm>,
-  true satisfies Same<ListCommand['order'][number], OrderTerm>,
   true satisfies Same<ReadNode['order'][number], OrderTerm>,
-  true satisfies Same<ListCommand['expand'][number], Embed>,
-  true satisfies Same<GetCommand['expand'][number], Embed>,
+  true satisfies Same<EmbedItem['embed'], Embed>,
+  true satisfies Same<GetCommand['root'], ReadNode>,
+  // One read kind: every command that reads rows is a ReadCommand (a second read kind is a type error here).
+  true satisfies Same<Exclude<Command, { kind: 'insert' | 'update' | 'delete' | 'rpc' | 'contracts' }>, ReadCommand>,
 ];
 
 describe('one read vocabulary', () => {
   it('the read fields of every command take Condition, OrderTerm and Embed (type-checked)', () => {
-    expect(fields).toHaveLength(13);
+    expect(fields).toHaveLength(11);
   });
 
   it('the floor declares one condition, one ordering and one embedding type', () => {
     expect(oneVocabulary(fs.readFileSync(path.join(lib, 'command/command.ts'), 'utf8'))).toEqual([]);
   });
 
-  // The read kinds of the Command union, one fewer with each fold (docs/architecture.md, "One
-  // Command vocabulary"): `explain`, `aggregate` and `get` are lists with the `plan`, `aggregate`
-  // and `key` capabilities. A read kind added, or one folded back out, fails here; the goal is one
-  // read kind, `list` remains beside `read`.
-  it('the Command union has no read kind beyond list and read', () => {
+  // One read kind (docs/architecture.md, "One Command vocabulary"): a page, one row by key, an
+  // aggregate, a plan, an export and a tree of levels are all `read` commands with capabilities.
+  // A second read kind (as `list` was beside `read`) fails here.
+  it('the Command union has one read kind, read', () => {
     const kinds = commandKinds(fs.readFileSync(path.join(lib, 'command/command.ts'), 'utf8'));
     expect(kinds).toEqual(expect.arrayContaining(nonReadKinds));
-    expect(kinds.filter((k) => !nonReadKinds.includes(k)).sort()).toEqual(['list', 'read']);
+    expect(kinds.filter((k) => !nonReadKinds.includes(k))).toEqual(['read']);
+  });
+
+  // Policy and compile have one path for reads: no stage tests a command for a second read kind
+  // (the result shapes' `list` is a shape, not a command kind; a `case` on a kind the union lacks
+  // is a type error, which the test above backs).
+  it('no stage tests for a read kind other than read', () => {
+    const stages = path.join(lib, 'stages');
+    const found = fs
+      .readdirSync(stages, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => /command\.kind\s*[!=]==\s*'(list|get|aggregate|explain)'/.test(fs.readFileSync(path.join(stages, f), 'utf8')));
+    expect(found).toEqual([]);
   });
 
   it('compile turns conditions into SQL in one file, compile-condition.ts', () => {

@@ -30,7 +30,7 @@ function harness(methods: string[], options: { refuse?: number; failAt?: number;
     },
   };
   let n = 0;
-  const kindOf = (m: string) => (m === 'GET' ? 'list' : 'insert') as Command['kind'];
+  const kindOf = (m: string) => (m === 'GET' ? 'read' : 'insert') as Command['kind'];
   const stages: Stages = {
     auth: () => anonymousIdentity,
     parse: (ctx) => ({ kind: kindOf(ctx.request.method), n: n++ }) as unknown as Command,

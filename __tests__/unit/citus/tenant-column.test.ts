@@ -3,7 +3,8 @@
  * tenant column, the tenant filter added to every level, and the SET LOCAL values quoted so that
  * PostgreSQL reads them back unchanged.
  */
-import type { Command, GetCommand, ListCommand } from '../../../lib/command/command';
+import type { Command, GetCommand, ReadCommand } from '../../../lib/command/command';
+import { columnItems } from '../../../lib/command/read-items';
 import { distributedContextStatements, quoteLiteral } from '../../../lib/db/distributed-context';
 import { parseKey } from '../../../lib/doors/rest/parse/parse-key';
 import { scopeToTenant } from '../../../lib/stages/policy/scope-to-tenant';
@@ -24,14 +25,14 @@ describe('parseKey with tenant_column', () => {
 });
 
 describe('scopeToTenant', () => {
-  const get: GetCommand = { kind: 'list', table: orders, select: orders.columns, explicitSelect: false, filters: [], search: null, sort: [], order: [], limit: 1, explicitLimit: false, offset: 0, explicitOffset: false, cursor: null, distinct: null, countExact: false, key: parseKey(orders, '42', 'tenant_id'), expand: [], parent: null };
+  const get: GetCommand = { kind: 'read', table: orders, root: { table: orders, items: columnItems(orders.columns, false, []), explicitSelect: false, where: [], order: [], limit: 1, offset: 0 }, schema: 'public', count: null, media: 'page', plan: null, explicitLimit: false, explicitOffset: false, head: false, key: parseKey(orders, '42', 'tenant_id') };
   it('adds tenant_column = the tenant to a table that has the column', () => {
     const scoped = scopeToTenant(get, 'tenant_id', T) as GetCommand;
-    expect(scoped.rowFilters).toEqual([{ kind: 'compare', field: { column: orders.columnsByName.get('tenant_id'), path: [] }, op: 'eq', value: T, negate: false }]);
+    expect(scoped.root.rowFilters).toEqual([{ kind: 'compare', field: { column: orders.columnsByName.get('tenant_id'), path: [] }, op: 'eq', value: T, negate: false }]);
   });
   it('leaves a table without the column alone', () => {
-    const list = { kind: 'list', table: plain, select: plain.columns, explicitSelect: false, filters: [], search: null, sort: [], order: [], limit: 10, explicitLimit: false, offset: 0, explicitOffset: false, cursor: null, distinct: null, countExact: false, expand: [], parent: null } as ListCommand;
-    expect((scopeToTenant(list, 'tenant_id', T) as ListCommand).rowFilters).toBeUndefined();
+    const list: ReadCommand = { kind: 'read', table: plain, root: { table: plain, items: columnItems(plain.columns, false, []), explicitSelect: false, where: [], order: [], limit: 10, offset: 0 }, schema: 'public', count: null, media: 'page', plan: null, explicitLimit: false, explicitOffset: false, head: false };
+    expect((scopeToTenant(list, 'tenant_id', T) as ReadCommand).root.rowFilters).toBeUndefined();
   });
   it("refuses another tenant's composite key before SQL (404)", () => {
     const other: Command = { ...get, key: parseKey(orders, `22222222-2222-4222-8222-222222222222,42`, 'tenant_id') };

@@ -9,6 +9,7 @@ import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import type { Column } from '../../../lib/schema/schema-types';
 import { compileSql } from '../../../lib/sql/sql';
+import { keyed } from '../support/keyed-read';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
@@ -87,18 +88,18 @@ describe('compile: values cast to the column type', () => {
 
   it('casts cursor values back to each key type, in both condition shapes', () => {
     const sorted = parseList(gadgets, [['sort', 'pair,-moods']], config, cursors);
-    const mixed = compile(`select=id&sort=pair,-moods&cursor=${cursors.encode(gadgets, sorted.order, ['(1,"a,b")', '{ok}', '3'])}`);
+    const mixed = compile(`select=id&sort=pair,-moods&cursor=${cursors.encode(gadgets, sorted.root.order, ['(1,"a,b")', '{ok}', '3'])}`);
     expect(mixed.text).toContain(
       'WHERE ((_t."pair" > $1::kinds.pair) OR (_t."pair" = $2::kinds.pair AND _t."moods" < $3::kinds.mood[]) OR (_t."pair" = $4::kinds.pair AND _t."moods" = $5::kinds.mood[] AND _t."id" > $6::integer))',
     );
     const keyOnly = parseList(gadgets, [], config, cursors);
-    const rows = compile(`select=id&cursor=${cursors.encode(gadgets, keyOnly.order, ['(1,"a,b")', '3'])}`);
+    const rows = compile(`select=id&cursor=${cursors.encode(gadgets, keyOnly.root.order, ['(1,"a,b")', '3'])}`);
     expect(rows.text).toContain('WHERE (_t."pair", _t."id") > ($1::kinds.pair, $2::integer)');
     expect(rows.values.slice(0, 2)).toEqual(['(1,"a,b")', '3']);
   });
 
   it('casts key values of /:id to each key column type', () => {
-    const q = compileSql(compileGet({ table: gadgets, select: [gadgets.columns[0]!], key: parseKey(gadgets, '(1%2C"a%2Cb"),7'), expand: [] }));
+    const q = compileSql(compileGet(keyed(gadgets, [gadgets.columns[0]!], parseKey(gadgets, '(1%2C"a%2Cb"),7'))));
     expect(q.text).toContain('WHERE _t."pair" = $1::kinds.pair AND _t."id" = $2::integer');
     expect(q.values).toEqual(['(1,"a,b")', '7']);
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
+import { keyed } from '../support/keyed-read';
 import { compileGet } from '../../../lib/stages/compile/compile-get';
 import { compileList } from '../../../lib/stages/compile/compile-list';
 import { createCursorCodec } from '../../../lib/pipeline/cursor-codec';
@@ -84,7 +85,7 @@ describe('compile list', () => {
   });
 
   it('adds a keyset condition for a cursor, null-aware for nullable keys', () => {
-    const order = parseList(orders, [['sort', '-total']], config, cursors).order;
+    const order = parseList(orders, [['sort', '-total']], config, cursors).root.order;
     const q = compileQuery(`sort=-total&cursor=${cursors.encode(orders, order, ['12.50', '7'])}`);
     expect(q.text).toContain('WHERE ((_t."total" < $1::numeric) OR (_t."total" = $2::numeric AND _t."id" > $3::bigint))');
     expect(q.values.slice(0, 3)).toEqual(['12.50', '12.50', '7']);
@@ -93,7 +94,7 @@ describe('compile list', () => {
   });
 
   it('uses a row comparison when every key is non-null and sorted one way', () => {
-    const order = parseList(orders, [['sort', 'placed_at']], config, cursors).order;
+    const order = parseList(orders, [['sort', 'placed_at']], config, cursors).root.order;
     const q = compileQuery(`sort=placed_at&cursor=${cursors.encode(orders, order, ['2024-01-01', '5'])}`);
     expect(q.text).toContain('WHERE (_t."placed_at", _t."id") > ($1::timestamp with time zone, $2::bigint)');
   });
@@ -119,7 +120,7 @@ describe('compile list', () => {
 
 describe('compile get', () => {
   it('matches every key column, composite keys in key order', () => {
-    const q = compileSql(compileGet({ table: orderTags, select: orderTags.columns, key: parseKey(orderTags, '5,a%2Cb'), expand: [] }));
+    const q = compileSql(compileGet(keyed(orderTags, orderTags.columns, parseKey(orderTags, '5,a%2Cb'))));
     expect(q.text).toBe('SELECT to_json(_r.*)::text FROM "public"."order_tags" AS _t CROSS JOIN LATERAL (SELECT _t."order_id", _t."tag") AS _r WHERE _t."order_id" = $1::bigint AND _t."tag" = $2::text');
     expect(q.values).toEqual(['5', 'a,b']);
   });

@@ -3,6 +3,7 @@
  * `select` and `sort`: double quotes protect commas and quotes, `""` is one quote, a bare name is
  * taken as written.
  */
+import { callerOrder, embedsOf, selectedColumns } from '../../../lib/command/read-items';
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
@@ -28,8 +29,8 @@ describe('one-column parameters are quoted like select and sort', () => {
     ['select', '"select"'],
   ])('%s written %s: select, sort, distinct and column all resolve it', (name, quoted) => {
     const column = weird.columnsByName.get(name)!;
-    expect(list(weird, { select: quoted }).select).toEqual([column]);
-    expect(list(weird, { sort: quoted }).sort).toEqual([{ field: { column, path: [] }, embed: null, descending: false, nulls: null }]);
+    expect(selectedColumns(list(weird, { select: quoted }).root)).toEqual([column]);
+    expect(callerOrder(list(weird, { sort: quoted }).root, list(weird, { sort: quoted }).tieBreakers)).toEqual([{ field: { column, path: [] }, embed: null, descending: false, nulls: null }]);
     expect(list(weird, { distinct: quoted }).distinct).toBe(column);
     expect(list(weird, { distinct: quoted, select: quoted, sort: `-${quoted}` }).distinct).toBe(column);
     expect(aggregate(weird, { fn: 'max', column: quoted }).aggregate.column).toBe(column);

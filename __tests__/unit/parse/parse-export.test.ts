@@ -46,17 +46,17 @@ describe('preferredFormat(Accept)', () => {
 describe('parseList with an export format', () => {
   it('makes NDJSON and CSV exports capped by limit, else by max_export_rows', () => {
     const csv = parseList(orders, params('select=id'), on, cursors, null, 'csv');
-    expect([csv.export, csv.limit]).toEqual(['csv', 50000]);
+    expect([csv.export, csv.root.limit]).toEqual(['csv', 50000]);
     const ndjson = parseList(orders, params('limit=7'), on, cursors, null, 'ndjson');
-    expect([ndjson.export, ndjson.limit]).toEqual(['ndjson', 7]);
+    expect([ndjson.export, ndjson.root.limit]).toEqual(['ndjson', 7]);
   });
 
   it('streams JSON only above max_limit and only while exports are on; otherwise clamps as before', () => {
     expect(parseList(orders, params('limit=1000'), on, cursors).export).toBeUndefined();
     const big = parseList(orders, params('limit=1001'), on, cursors);
-    expect([big.export, big.limit]).toEqual(['json', 1001]);
+    expect([big.export, big.root.limit]).toEqual(['json', 1001]);
     const clamped = parseList(orders, params('limit=5000'), off, cursors);
-    expect([clamped.export, clamped.limit]).toEqual([undefined, 1000]);
+    expect([clamped.export, clamped.root.limit]).toEqual([undefined, 1000]);
   });
 
   it('refuses more rows than max_export_rows, count=exact on an export, and NDJSON/CSV while exports are off', () => {

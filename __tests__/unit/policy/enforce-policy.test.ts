@@ -1,4 +1,5 @@
 /** The policy stage without a database: validation, rule lookup, checks and narrowing of commands. */
+import { callerOrder, embedsOf, selectedColumns } from '../../../lib/command/read-items';
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayConfigError } from '../../../lib/errors/gateway-config-error';
@@ -58,7 +59,7 @@ describe('toAccessPolicy', () => {
 describe('enforcePolicy', () => {
   it('narrows a default projection and search to readable columns, keeping named readable ones', () => {
     const narrowed = enforce(policy, who('member'), list('search=x')) as ReturnType<typeof list>;
-    expect(narrowed.select.map((c) => c.name)).toEqual(['id', 'tenant_id', 'status', 'total', 'placed_at', 'tags', 'limit']);
+    expect(selectedColumns(narrowed.root).map((c) => c.name)).toEqual(['id', 'tenant_id', 'status', 'total', 'placed_at', 'tags', 'limit']);
     expect(narrowed.search?.columns.map((c) => c.name)).toEqual(['status']);
     const named = list('select=id,status&sort=-total');
     expect(enforce(policy, who('member'), named)).toEqual(named);
@@ -118,8 +119,8 @@ describe('legacy policy', () => {
   it('turns the first matching entry into row filters from the identity and claims, and narrows columns', () => {
     const caller = { ...who('member'), userId: '7', claims: { plan: 'gold' } };
     const narrowed = enforcePolicy(legacyPermit(legacy, caller), list('')) as ReturnType<typeof list>;
-    expect(narrowed.rowFilters?.map((f) => (f.kind === 'compare' ? [f.field.column.name, f.op, f.value] : f.kind))).toEqual([['status', 'eq', 'gold'], ['limit', 'eq', '7']]);
-    expect(narrowed.select.map((c) => c.name)).toEqual(['id', 'status', 'limit']);
+    expect(narrowed.root.rowFilters?.map((f) => (f.kind === 'compare' ? [f.field.column.name, f.op, f.value] : f.kind))).toEqual([['status', 'eq', 'gold'], ['limit', 'eq', '7']]);
+    expect(selectedColumns(narrowed.root).map((c) => c.name)).toEqual(['id', 'status', 'limit']);
     expect(forbidden(() => enforcePolicy(legacyPermit(legacy, { ...caller, claims: {} }), list(''))).message).toContain('$plan');
     expect(forbidden(() => enforcePolicy(legacyPermit(legacy, { ...caller, role: 'guest' }), list(''))).details).toMatchObject({ table: 'orders', operation: 'read' });
   });

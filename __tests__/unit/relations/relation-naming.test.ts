@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { callerOrder, embedsOf, selectedColumns } from '../../../lib/command/read-items';
 import type { ResolvedConfig } from '../../../lib/pipeline/resolved-config';
 import { GatewayError } from '../../../lib/errors/gateway-error';
 import { relationNames, relationsOf } from '../../../lib/schema/relations';
@@ -124,7 +125,7 @@ describe('parseExpand', () => {
 
   it('is wired into the list parameters and refused with distinct', () => {
     const command = parseList(orders, [['expand', 'user'], ['select', 'id']], config, cursors);
-    expect(command.expand.map((e) => relationOf(e).name)).toEqual(['user']);
+    expect(embedsOf(command.root).map((e) => relationOf(e).name)).toEqual(['user']);
     expect(error(() => parseList(orders, [['expand', 'user'], ['distinct', 'status']], config, cursors)).code).toBe('PARSE_ERROR');
   });
 });

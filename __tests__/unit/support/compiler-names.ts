@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { operationOf, type Command, type Condition, type ListCommand, type OperationName } from '../../../lib/command/command';
+import { operationOf, type Command, type Condition, type ReadCommand, type OperationName } from '../../../lib/command/command';
 import type { GatewayRequest } from '../../../lib/pipeline/gateway-request';
 import type { DbFunction, ForeignKey, FunctionArg, SchemaCache, Table, UniqueKey } from '../../../lib/schema/schema-types';
 import { createCompileStage } from '../../../lib/stages/compile/create-compile-stage';
@@ -241,19 +241,18 @@ function parseCall(call: Call): Command {
 /** The command as a policy with a row filter on every table it reads leaves it. */
 function withRowFilters(command: Command): Command {
   const filter = (table: Table): Condition[] => [{ kind: 'compare', field: { column: table.columns[1]!, path: [] }, op: 'eq', value: 'policy', negate: false }];
-  const list = (l: ListCommand): ListCommand => ({
+  // A page: its embeds and its parent too.
+  const page = (l: ReadCommand): ReadCommand => ({
     ...l,
-    rowFilters: filter(l.table),
-    expand: l.expand.map((e) => ({ ...e, node: { ...e.node, rowFilters: filter(e.node.table) } })),
+    root: { ...l.root, rowFilters: filter(l.table), items: l.root.items.map((i) => (i.kind === 'embed' ? { kind: 'embed', embed: { ...i.embed, node: { ...i.embed.node, rowFilters: filter(i.embed.node.table) } } } : i)) },
     parent: l.parent && { ...l.parent, rowFilters: filter(l.parent.table) },
   });
   switch (command.kind) {
-    case 'list':
-      return list(command);
     case 'update':
     case 'delete':
       return { ...command, rowFilters: filter(command.table) };
     case 'read':
+      if (command.media === 'page') return page(command);
       return { ...command, root: { ...command.root, rowFilters: filter(command.table) } };
     default:
       throw new Error(`no row filters for ${command.kind}`);
@@ -261,8 +260,8 @@ function withRowFilters(command: Command): Command {
 }
 
 const cursorFor = (query: string, values: (string | null)[]): string => {
-  const list = parseCall({ method: 'GET', path: 'Qparent', query }) as ListCommand;
-  return cursors.encode(parent, list.order, values);
+  const list = parseCall({ method: 'GET', path: 'Qparent', query }) as ReadCommand;
+  return cursors.encode(parent, list.root.order, values);
 };
 
 /**

@@ -17,7 +17,8 @@
 import type { Request, Response } from 'express';
 import createDebug from 'debug';
 import type pg from 'pg';
-import type { Command, ListCommand } from '../../command/command';
+import type { Command, ReadCommand } from '../../command/command';
+import { selects } from '../../command/read-items';
 import { GatewayError } from '../../errors/gateway-error';
 import { digestRequest, requestIdOf } from '../../http/digest-request';
 import { sendError } from '../../http/send-error';
@@ -273,8 +274,8 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
     }
     const ctx = { ...base, identity };
     const parsed = await stages.parse(ctx);
-    if (parsed.kind !== 'list' || parsed.parent !== null || parsed.export !== undefined) throw new GatewayError('NOT_FOUND', 'No such route.');
-    const command = (await stages.policy({ ...ctx, command: parsed })) as ListCommand;
+    if (parsed.kind !== 'read' || parsed.media !== 'page' || parsed.parent !== undefined || parsed.export !== undefined) throw new GatewayError('NOT_FOUND', 'No such route.');
+    const command = (await stages.policy({ ...ctx, command: parsed })) as ReadCommand;
     parts.allowSubscription?.(command);
     const table = command.table;
     const key = table.primaryKey.length === 1 ? table.primaryKey[0]! : undefined;
@@ -283,7 +284,7 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
     }
     let query = request.query;
     let stripKey = false;
-    if (!command.select.includes(key)) {
+    if (!selects(command.root, key)) {
       const select = request.query.find(([k]) => k === 'select')?.[1];
       if (select === undefined) throw new GatewayError('FORBIDDEN', `A change feed of \`${table.name}\` needs its key \`${key.name}\`, which this caller may not read.`);
       query = request.query.map(([k, v]): readonly [string, string] => (k === 'select' ? ['select', `${v},"${key.name.replace(/"/g, '""')}"`] : [k, v]));
@@ -293,7 +294,7 @@ export function createChangeFeed(parts: ChangeFeedParts): ChangeFeed {
         if (err instanceof GatewayError && err.code === 'FORBIDDEN') throw new GatewayError('FORBIDDEN', `A change feed of \`${table.name}\` needs its key \`${key.name}\`, which this caller may not read.`);
         throw err;
       });
-      if (allowed.kind !== 'list' || !allowed.select.includes(key)) throw new GatewayError('FORBIDDEN', `A change feed of \`${table.name}\` needs its key \`${key.name}\`, which this caller may not read.`);
+      if (allowed.kind !== 'read' || !selects(allowed.root, key)) throw new GatewayError('FORBIDDEN', `A change feed of \`${table.name}\` needs its key \`${key.name}\`, which this caller may not read.`);
     }
     const tenantColumn = feed.tenantColumn !== undefined && table.columnsByName.has(feed.tenantColumn) ? feed.tenantColumn : undefined;
     return { table, segment: request.segments[0]!, key, query, stripKey, identity, tenantColumn };

@@ -13,7 +13,8 @@
  * In: the command only (parse recorded what the request gave: `explicitLimit`, the child segment).
  * Never: reads the request, or answers a command kind it does not know (the switch is exhaustive).
  */
-import type { Command, Condition, Embed, ListCommand, Search } from '../../command/command';
+import type { Command, Condition, Embed, ReadCommand, Search } from '../../command/command';
+import { callerOrder, embedsOf, selectedColumns } from '../../command/read-items';
 import { assertNever } from '../../command/command';
 import type { Column } from '../../schema/schema-types';
 import { writeAnswerPattern } from './write-answer-pattern';
@@ -21,8 +22,6 @@ import { conditionOf, readPattern } from './read-pattern';
 
 export function queryPattern(command: Command): string | undefined {
   switch (command.kind) {
-    case 'list':
-      return pattern('GET', listRoute(command), listParts(command));
     case 'insert': {
       if (command.answer) return writeAnswerPattern(command, command.answer);
       const parts = [...returningPart(command.explicitReturning, command.returning), `body=${sortedNames(command.columns)}`];
@@ -40,7 +39,7 @@ export function queryPattern(command: Command): string | undefined {
     case 'contracts':
       return undefined;
     case 'read':
-      return readPattern(command);
+      return command.media === 'page' ? pattern('GET', listRoute(command), listParts(command)) : readPattern(command);
   }
   // Reached only by a kind added to Command and not to this switch (a build error) or a
   // replacement parse stage's invented kind: no pattern is ever guessed for it.
@@ -56,21 +55,23 @@ function pattern(method: string, route: string, parts: readonly string[]): strin
  * routes of their own, so allowing a list never allows reading its plan or aggregating its rows; a
  * child route names its parent.
  */
-function listRoute(list: ListCommand): string {
+function listRoute(list: ReadCommand): string {
   if (list.key) return `${list.table.name}/:id`;
   if (list.plan) return `${list.table.name}/_explain`;
   if (list.aggregate) return `${list.table.name}/aggregate`;
   return list.parent ? `${list.parent.table.name}/:id/${list.parent.childName}` : list.table.name;
 }
 
-function listParts(list: ListCommand): string[] {
+function listParts(list: ReadCommand): string[] {
   const parts: string[] = [];
-  if (list.explicitSelect) parts.push(`select=${names(list.select)}`);
-  parts.push(...filterParts(list.filters, list.search));
+  const { root } = list;
+  if (root.explicitSelect) parts.push(`select=${names(selectedColumns(root))}`);
+  parts.push(...filterParts(root.where, list.search));
   if (list.distinct) parts.push(`distinct=${list.distinct.name}`);
-  if (list.sort.length > 0) parts.push(`sort=${list.sort.map((k) => `${k.descending ? '-' : ''}${(k.related ?? []).map((r) => `${r.spelled}.`).join('')}${k.field.column.name}`).join(',')}`);
-  parts.push(...expandPart(list.expand));
-  if (list.countExact) parts.push('count=exact');
+  const sort = callerOrder(root, list.tieBreakers);
+  if (sort.length > 0) parts.push(`sort=${sort.map((k) => `${k.descending ? '-' : ''}${(k.related ?? []).map((r) => `${r.spelled}.`).join('')}${k.field.column.name}`).join(',')}`);
+  parts.push(...expandPart(embedsOf(root)));
+  if (list.count === 'exact') parts.push('count=exact');
   if (list.aggregate) {
     parts.push(`fn=${list.aggregate.fn}`);
     if (list.aggregate.column) parts.push(`column=${list.aggregate.column.name}`);
@@ -83,7 +84,7 @@ function listParts(list: ListCommand): string[] {
   return parts;
 }
 
-function filterParts(filters: readonly Condition[], search: Search | null): string[] {
+function filterParts(filters: readonly Condition[], search: Search | undefined): string[] {
   const spelled = filters.map(filterOf);
   const parts = [...new Set(spelled)].sort();
   if (search) {

@@ -17,10 +17,9 @@ export interface DbOperation {
 
 export function dbOperationOf(command: Command): DbOperation {
   switch (command.kind) {
-    case 'list':
-      return { operation: command.plan ? 'EXPLAIN' : 'SELECT', collection: command.table.name, namespace: command.table.schema };
     case 'read':
-      return { operation: 'SELECT', collection: command.table.name, namespace: command.table.schema };
+      // The default grammar's `_explain` has always been traced as EXPLAIN; a `plan` media read as SELECT.
+      return { operation: command.media === 'page' && command.plan ? 'EXPLAIN' : 'SELECT', collection: command.table.name, namespace: command.table.schema };
     case 'insert':
       return { operation: 'INSERT', collection: command.table.name, namespace: command.table.schema };
     case 'update':

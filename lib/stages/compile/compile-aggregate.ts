@@ -1,5 +1,5 @@
 /**
- * A list answered with its aggregate (`aggregate` set) -> one row holding `{"fn":..,"column":..,"value":..}` as JSON text, built by
+ * A read answered with its aggregate (`aggregate` set) -> one row holding `{"fn":..,"column":..,"value":..}` as JSON text, built by
  * PostgreSQL so a numeric sum keeps every digit (never a JavaScript float on the way).
  * Never: puts the function or column name anywhere but a bound parameter or a quoted identifier;
  * the function keyword itself comes from the fixed table below, written in our source.

@@ -9,7 +9,7 @@
  * to the main table. Whole rows are written `_e.*`: a bare `_e` would be a column `_e` of any
  * table in scope, the base table's included (docs/architecture.md, "Names the compiler writes").
  */
-import type { Embed } from '../../command/command';
+import type { Embed, SelectItem } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Column, Relation } from '../../schema/schema-types';
 import { empty, ident, join, sql, type Sql } from '../../sql/sql';
@@ -55,7 +55,18 @@ export function compileExpansion(row: Sql, expansion: Embed): Sql {
   return sql`(SELECT coalesce(json_agg(_e.*), '[]') FROM (SELECT ${columns} ${from}${order}) AS _e)`;
 }
 
-/** `<expansion> AS "<key>"` (the relation's name) for each expansion: the key of the value in the row JSON. */
-export function expansionColumns(row: Sql, expansions: readonly Embed[]): Sql[] {
-  return expansions.map((e) => sql`${compileExpansion(row, e)} AS ${ident(e.key)}`);
+/**
+ * The select list of a page or a single row over `row`: each plain column (`row."name"`), each
+ * embed `<expansion> AS "<key>"` (the relation's name: the key of the value in the row JSON). An
+ * item a page does not take (a cast, a JSON path, an output key, an aggregate) is a 400, never
+ * compiled as less than it says.
+ */
+export function flatColumns(row: Sql, items: readonly SelectItem[]): Sql[] {
+  return items.map((i) => (i.kind === 'embed' ? sql`${compileExpansion(row, i.embed)} AS ${ident(i.embed.key)}` : sql`${row}.${ident(plainColumn(i).name)}`));
+}
+
+/** The column of a plain field item (its name as its key, no path, cast or aggregate); else a 400. */
+export function plainColumn(item: Exclude<SelectItem, { kind: 'embed' }>): Column {
+  if (item.kind === 'field' && item.key === item.field.column.name && item.field.path.length === 0 && item.cast === null && item.aggregate === null && item.resultCast === null) return item.field.column;
+  throw new GatewayError('PARSE_ERROR', `\`${item.key}\` cannot be selected in a page or a single row: select columns by their names.`);
 }

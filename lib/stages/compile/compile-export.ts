@@ -16,18 +16,22 @@
  * with the same parameters), or names an alias bare (docs/architecture.md, "Names the compiler
  * writes").
  */
-import type { ExportFormat, ListCommand } from '../../command/command';
+import type { ExportFormat, ReadCommand, SelectItem } from '../../command/command';
 import type { JsonText } from '../../pipeline/plan';
 import type { Column } from '../../schema/schema-types';
 import { ident, join, sql, type Sql } from '../../sql/sql';
-import { expansionColumns } from './compile-expand';
+import { compileExpansion, plainColumn } from './compile-expand';
 import { listSource } from './compile-list';
 
-export function compileExport(command: ListCommand, format: ExportFormat, searchConfig: string | undefined): Sql {
+export function compileExport(command: ReadCommand, format: ExportFormat, searchConfig: string | undefined): Sql {
   const { rows, pageClause, columns, row } = listSource(command, searchConfig);
   if (format === 'csv') return sql`SELECT ${columns} FROM ${rows}${pageClause}`;
-  const values = command.select.map((c) => (jsonTextOf(c) === undefined ? sql`to_json(${row}.${ident(c.name)})::text` : sql`${row}.${ident(c.name)}`));
-  return sql`SELECT ${join([...values, ...expansionColumns(row, command.expand)])} FROM ${rows}${pageClause}`;
+  const values = command.root.items.map((i) => {
+    if (i.kind === 'embed') return sql`${compileExpansion(row, i.embed)} AS ${ident(i.embed.key)}`;
+    const c = plainColumn(i);
+    return jsonTextOf(c) === undefined ? sql`to_json(${row}.${ident(c.name)})::text` : sql`${row}.${ident(c.name)}`;
+  });
+  return sql`SELECT ${join(values)} FROM ${rows}${pageClause}`;
 }
 
 /**
@@ -35,8 +39,8 @@ export function compileExport(command: ListCommand, format: ExportFormat, search
  * value. A column of a type not in jsonTexts is `to_json(<column>)::text` already (raw), and so
  * is an expansion (json).
  */
-export function jsonColumns(command: ListCommand): readonly JsonText[] {
-  return Object.freeze([...command.select.map((c) => jsonTextOf(c) ?? 'raw'), ...command.expand.map((): JsonText => 'raw')]);
+export function jsonColumns(command: ReadCommand): readonly JsonText[] {
+  return Object.freeze(command.root.items.map((i): JsonText => (i.kind === 'field' ? (jsonTextOf(i.field.column) ?? 'raw') : 'raw')));
 }
 
 /**
@@ -69,8 +73,12 @@ function jsonTextOf(column: Column): JsonText | undefined {
 }
 
 /** The names of an export's columns, in order: the CSV header line (selected columns, then expansions). */
-export function exportColumns(command: ListCommand): readonly string[] {
-  return Object.freeze([...command.select.map((c) => c.name), ...command.expand.map((e) => e.key)]);
+export function exportColumns(command: ReadCommand): readonly string[] {
+  return Object.freeze(command.root.items.map((i) => keyOf(i)));
+}
+
+function keyOf(item: SelectItem): string {
+  return item.kind === 'embed' ? item.embed.key : item.key;
 }
 
 /**
@@ -79,8 +87,8 @@ export function exportColumns(command: ListCommand): readonly string[] {
  * `money` renders `$1,000.00`. int2, int4, int8, oid, float4, float8, numeric, bool, date, time,
  * timetz, timestamp, timestamptz, interval, uuid; an expansion's JSON is never plain.
  */
-export function plainColumns(command: ListCommand): readonly boolean[] {
-  return Object.freeze([...command.select.map(isPlain), ...command.expand.map(() => false)]);
+export function plainColumns(command: ReadCommand): readonly boolean[] {
+  return Object.freeze(command.root.items.map((i) => i.kind === 'field' && isPlain(i.field.column)));
 }
 
 const plainTypeOids: ReadonlySet<number> = new Set([21, 23, 20, 26, 700, 701, 1700, 16, 1082, 1083, 1266, 1114, 1184, 1186, 2950]);

@@ -1,5 +1,5 @@
 /**
- * ListCommand -> one statement that returns one row: the page as JSON text built by PostgreSQL
+ * A read with the `page` media (command.ts) -> one statement that returns one row: the page as JSON text built by PostgreSQL
  * (the json_agg shape), the row count, the last row's ordering keys as text (for
  * next_cursor), on request the total and, on the child route, whether the parent row is visible.
  * Node never parses the rows. Expansions are correlated subqueries over the already limited page,
@@ -8,12 +8,13 @@
  * resolves a bare name to a column first, and a table may have a column `_p` or `_r`
  * (docs/architecture.md, "Names the compiler writes").
  */
-import type { ListCommand, ParentScope } from '../../command/command';
+import type { ParentScope, ReadCommand } from '../../command/command';
+import { selects } from '../../command/read-items';
 import type { Column } from '../../schema/schema-types';
 import { empty, ident, integerLiteral, join, sql, type Sql } from '../../sql/sql';
 import { compileAfterCursor, compileOrderBy } from './compile-cursor';
 import { mayBeMissing, orderColumns, orderValue } from './compile-order-value';
-import { correlatedColumns, expansionColumns } from './compile-expand';
+import { correlatedColumns, flatColumns } from './compile-expand';
 import { compileConditions, compileKeyed } from './compile-where';
 import { typedValue } from './typed-value';
 
@@ -25,17 +26,17 @@ export function whereClause(conditions: readonly Sql[]): Sql {
 }
 
 /** Output columns of the list statement, by position (read by renderList). */
-export function listColumns(command: ListCommand): { data: 0; count: 1; lastKey: 2; total: number | null; parentVisible: number | null } {
-  const total = command.countExact ? 3 : null;
+export function listColumns(command: ReadCommand): { data: 0; count: 1; lastKey: 2; total: number | null; parentVisible: number | null } {
+  const total = command.count === 'exact' ? 3 : null;
   const parentVisible = command.parent ? (total === null ? 3 : 4) : null;
   return { data: 0, count: 1, lastKey: 2, total, parentVisible };
 }
 
-export function compileList(command: ListCommand, searchConfig: string | undefined): Sql {
-  const { distinct } = command;
+export function compileList(command: ReadCommand, searchConfig: string | undefined): Sql {
+  const { distinct, root } = command;
   const { from, where, source, row, rows, pageClause, columns, keys } = listSource(command, searchConfig);
   // The total counts every row the filters match (distinct: every distinct value), not just this page.
-  const total = command.countExact ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
+  const total = command.count === 'exact' ? sql`, (SELECT count(*) FROM ${distinct ? source : sql`${from}${where}`})::text` : empty;
   // Child route: a parent that does not exist or that RLS hides is a 404, not an empty page.
   const parentVisible = command.parent ? sql`, (${compileParentExists(command.parent)})::text` : empty;
 
@@ -43,8 +44,8 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
   // (json_build_object stops at 50 columns). When every ordering key is selected, the page row
   // itself is aggregated (the json_agg shape, the cheapest); otherwise the selected columns ride
   // in a LATERAL row beside the ordering keys (`k0`, `k1`, ...), which stay out of the JSON.
-  const orderSelected = command.order.every((k) => !mayBeMissing(k) && command.select.includes(k.field.column));
-  const keyNames = orderSelected ? command.order.map((k) => k.field.column.name) : command.order.map((_, i) => `k${i}`);
+  const orderSelected = root.order.every((k) => !mayBeMissing(k) && selects(root, k.field.column));
+  const keyNames = orderSelected ? root.order.map((k) => k.field.column.name) : root.order.map((_, i) => `k${i}`);
   const pageRows = orderSelected
     ? sql`SELECT ${columns} FROM ${rows}${pageClause}`
     : sql`SELECT to_json(_r.*) AS r, ${join(keys.map((k, i) => sql`${k} AS ${ident(keyNames[i]!)}`))} FROM ${rows} CROSS JOIN LATERAL (SELECT ${columns}) AS _r${pageClause}`;
@@ -57,8 +58,9 @@ export function compileList(command: ListCommand, searchConfig: string | undefin
  * ${columns} FROM ${rows}${pageClause}` reads them in order, each selected column (and each
  * expansion, named after its relation) over the alias `row`.
  */
-export function listSource(command: ListCommand, searchConfig: string | undefined): { from: Sql; where: Sql; source: Sql; row: Sql; rows: Sql; pageClause: Sql; columns: Sql; keys: Sql[] } {
-  const { table, distinct } = command;
+export function listSource(command: ReadCommand, searchConfig: string | undefined): { from: Sql; where: Sql; source: Sql; row: Sql; rows: Sql; pageClause: Sql; columns: Sql; keys: Sql[] } {
+  const { table, distinct, root } = command;
+  const { order } = root;
   const from = sql`${ident(table.schema, table.name)} AS _t`;
   const conditions = compileConditions(t, command, searchConfig);
   if (command.parent) conditions.push(compileParentCondition(t, command.parent));
@@ -68,10 +70,10 @@ export function listSource(command: ListCommand, searchConfig: string | undefine
   const source = distinct ? sql`(SELECT DISTINCT _t.${ident(distinct.name)} FROM ${from}${where}) AS _s` : from;
   const s = distinct ? sql`_s` : t;
   const pageConditions = distinct ? [] : [...conditions];
-  if (command.cursor) pageConditions.push(compileAfterCursor(s, command.order, command.cursor.values));
+  if (command.cursor) pageConditions.push(compileAfterCursor(s, order, command.cursor.values));
 
-  const orderBy = command.order.length ? sql` ORDER BY ${compileOrderBy(s, command.order)}` : empty;
-  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${integerLiteral(command.limit)} OFFSET ${offsetOf(command)}`;
+  const orderBy = order.length ? sql` ORDER BY ${compileOrderBy(s, order)}` : empty;
+  const page = sql`${whereClause(pageConditions)}${orderBy} LIMIT ${integerLiteral(root.limit ?? 0)} OFFSET ${offsetOf(root.limit ?? 0, root.offset)}`;
 
   // The page's rows, `row` naming one of them. Without expand: the source itself, limited by the
   // page query below. With expand, the page is limited first (`_q`, carrying the selected columns
@@ -83,17 +85,19 @@ export function listSource(command: ListCommand, searchConfig: string | undefine
   let rows = source;
   let row = s;
   let pageClause = page;
-  if (command.expand.length > 0) {
+  if (root.items.some((i) => i.kind === 'embed')) {
     const inner: Column[] = [];
-    for (const c of [...command.select, ...command.order.flatMap(orderColumns), ...command.expand.flatMap(correlatedColumns)]) {
+    const fields = root.items.flatMap((i) => (i.kind === 'field' ? [i.field.column] : []));
+    const correlated = root.items.flatMap((i) => (i.kind === 'embed' ? correlatedColumns(i.embed) : []));
+    for (const c of [...fields, ...order.flatMap(orderColumns), ...correlated]) {
       if (!inner.includes(c)) inner.push(c);
     }
     rows = sql`(SELECT ${join(inner.map((c) => sql`${s}.${ident(c.name)}`))} FROM ${source}${page}) AS _q`;
     row = q;
     pageClause = empty;
   }
-  const keys = command.order.map((k, i) => orderValue(row, k, String(i)));
-  const columns = join([...command.select.map((c) => sql`${row}.${ident(c.name)}`), ...expansionColumns(row, command.expand)]);
+  const keys = order.map((k, i) => orderValue(row, k, String(i)));
+  const columns = join(flatColumns(row, root.items));
   return { from, where, source, row, rows, pageClause, columns, keys };
 }
 
@@ -108,8 +112,7 @@ const literalOffsetPages = 10;
  * on every connection, so only whole pages up to `literalOffsetPages` in are written; any other
  * offset (deep paging, which cursors serve better) stays a parameter and is planned each time.
  */
-function offsetOf(command: ListCommand): Sql {
-  const { limit, offset } = command;
+function offsetOf(limit: number, offset: number): Sql {
   const literal = limit > 0 ? offset % limit === 0 && offset <= literalOffsetPages * limit : offset === 0;
   return literal ? integerLiteral(offset) : sql`${offset}`;
 }

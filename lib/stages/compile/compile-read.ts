@@ -65,6 +65,9 @@ function bodyOf(command: ReadCommand): Sql {
     case 'geojson':
       // Each `_p.j` is a Feature (compileLevel with `feature`): a GeoJSON FeatureCollection.
       return sql`json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(_p.j), '[]'))::text`;
+    case 'page':
+      // A page is compiled by compile-list.ts (create-compile-stage.ts picks it), never here.
+      throw new Error('a page read reached the tree compiler');
     default:
       return assertNever(command.media, 'media');
   }

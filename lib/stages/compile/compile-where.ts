@@ -1,5 +1,5 @@
 /**
- * The WHERE of the flat reads and of the statements that address one row by key: the caller's
+ * The WHERE of the reads with the `page` media and of the statements that address one row by key: the caller's
  * conditions and a policy's, ANDed (each compiled by compileCondition, the one condition
  * vocabulary), the key, and the full-text `search` over a table's text columns.
  */
@@ -13,13 +13,14 @@ import { typedValue } from './typed-value';
 /** Flat reads join no embedded level a condition could name. */
 const noEmbeds: ReadonlyMap<Embed, Sql> = new Map();
 
-/** The WHERE conditions of a list or aggregate: its filters and a policy's, ANDed, and its search. */
+/** The WHERE conditions of a page or aggregate: the root's conditions and a policy's, ANDed, and the search. */
 export function compileConditions(
   alias: Sql,
-  command: { readonly filters: readonly Condition[]; readonly rowFilters?: readonly Condition[]; readonly search: Search | null },
+  command: { readonly root: { readonly where: readonly Condition[]; readonly rowFilters?: readonly Condition[] }; readonly search?: Search | undefined },
   searchConfig: string | undefined,
 ): Sql[] {
-  const conditions = [...command.filters, ...(command.rowFilters ?? [])].map((c) => compileCondition(c, alias, noEmbeds));
+  const { root } = command;
+  const conditions = [...root.where, ...(root.rowFilters ?? [])].map((c) => compileCondition(c, alias, noEmbeds));
   if (command.search) conditions.push(compileSearch(alias, command.search, searchConfig));
   return conditions;
 }

@@ -4,9 +4,10 @@
  * the shape of its result (which column holds what), the only thing rendering reads about it.
  * Never: reads caller text (there is none left), or puts a value anywhere but a `$n` parameter.
  */
-import type { AggregateList, Command, GetCommand } from '../../command/command';
+import type { AggregateList, Command, GetCommand, ReadCommand } from '../../command/command';
 import { assertNever } from '../../command/command';
 import type { ResolvedConfig } from '../../pipeline/resolved-config';
+import { GatewayError } from '../../errors/gateway-error';
 import { compileSql, type Sql } from '../../sql/sql';
 import type { Plan, ResultShape } from '../../pipeline/plan';
 import type { CommandContext, Stages } from '../../pipeline/stage-types';
@@ -33,7 +34,7 @@ export function createCompileStage(): Stages['compile'] {
     const plan: Plan = { query: compileSql(sizeBound(statementOf(command, config), command, shape, config.maxResponseBytes)), readOnly: isRead(command), shape, ...answerPlan(command) };
     const estimate = estimateOf(command, config.maxLimit);
     if (estimate) return Object.freeze({ ...plan, estimate });
-    if (command.kind === 'list' && command.export && command.parent && !command.plan) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
+    if (command.kind === 'read' && command.export && command.parent && !command.plan) return Object.freeze({ ...plan, parentCheck: compileSql(compileParentVisible(command.parent)) });
     if (command.kind === 'rpc' && command.resultFormat === 'binary' && command.fn.returns !== 'void') return Object.freeze({ ...plan, binaryResults: true });
     // `missing=default` inserts other values than the probe's prefix INSERT would: no probe (no `details.row`).
     if (command.kind === 'insert' && command.batch && command.rowCount > 1 && command.missingDefault !== true && command.answer?.plan === undefined) {
@@ -46,11 +47,6 @@ export function createCompileStage(): Stages['compile'] {
 
 function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: ResolvedConfig): Sql {
   switch (command.kind) {
-    case 'list':
-      if (command.key) return compileGet(command as GetCommand);
-      if (command.aggregate) return compileAggregate(command as AggregateList, config.searchConfig);
-      if (command.plan) return compilePlan(command.plan, compileList(command, config.searchConfig));
-      return command.export ? compileExport(command, command.export, config.searchConfig) : compileList(command, config.searchConfig);
     case 'insert':
     case 'update':
     case 'delete': {
@@ -65,11 +61,43 @@ function statementOf(command: Exclude<Command, { kind: 'contracts' }>, config: R
       return command.answer?.plan ? compilePlan(command.answer.plan, call) : call;
     }
     case 'read':
-      if (command.media === 'plan' && command.plan) return compilePlan(command.plan, compileRead({ ...command, media: command.plan.for ?? 'json' }, undefined, config.maxLimit));
-      return compileRead(command, undefined, config.maxLimit);
+      return readStatement(command, config);
     default:
       return assertNever(command, 'command');
   }
+}
+
+/**
+ * The one path of every read: its capabilities pick the statement (docs/architecture.md, "One
+ * Command vocabulary"). A page (`page` media): one row by key, one aggregate, a stream, or the
+ * page with its keyset cursor, each answered with its plan when `plan` is set; any other media:
+ * the tree of levels (compile-read.ts), with the `plan` media its plan.
+ */
+function readStatement(command: ReadCommand, config: ResolvedConfig): Sql {
+  if (command.media === 'page') {
+    if (command.key) return compileGet(command as GetCommand);
+    if (command.aggregate) return compileAggregate(command as AggregateList, config.searchConfig);
+    if (command.plan) return compilePlan(command.plan, compileList(command, config.searchConfig));
+    return command.export ? compileExport(command, command.export, config.searchConfig) : compileList(command, config.searchConfig);
+  }
+  // The page capabilities are compiled with a page only: a tree read asking for one is refused.
+  const capability = pageCapability(command);
+  if (capability !== undefined) throw new GatewayError('PARSE_ERROR', `\`${capability}\` is available on a page read only.`);
+  if (command.media === 'plan' && command.plan) return compilePlan(command.plan, compileRead({ ...command, media: command.plan.for ?? 'json' }, undefined, config.maxLimit));
+  return compileRead(command, undefined, config.maxLimit);
+}
+
+/** The first capability of a page (command.ts) a read sets, if any. */
+function pageCapability(command: ReadCommand): string | undefined {
+  if (command.key) return 'key';
+  if (command.aggregate) return 'aggregate';
+  if (command.export) return 'export';
+  if (command.cursor) return 'cursor';
+  if (command.search) return 'search';
+  if (command.distinct) return 'distinct';
+  if (command.parent) return 'parent';
+  if (command.tieBreakers) return 'tieBreakers';
+  return undefined;
 }
 
 /**
@@ -113,7 +141,8 @@ function sizeBound(statement: Sql, command: Exclude<Command, { kind: 'contracts'
 function answerPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan, 'schema' | 'rollback'> {
   switch (command.kind) {
     case 'read':
-      return { schema: command.schema };
+      // A page runs as every default-grammar request does, on the connection's search_path.
+      return command.media === 'page' ? {} : { schema: command.schema };
     case 'insert':
     case 'update':
     case 'delete':
@@ -128,7 +157,6 @@ function answerPlan(command: Exclude<Command, { kind: 'contracts' }>): Pick<Plan
 /** Reads run in READ ONLY transactions: a function called by a view cannot write either. */
 export function isRead(command: Command): boolean {
   switch (command.kind) {
-    case 'list':
     case 'contracts':
     case 'read':
       return true;

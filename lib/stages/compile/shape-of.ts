@@ -15,7 +15,9 @@ import { mayUpdate } from './compile-answered-write';
 export function shapeOf(command: Command): ResultShape {
   switch (command.kind) {
     // compile-export.ts: per row, its columns: their text (csv), or what builds their JSON (json, ndjson).
-    case 'list':
+    case 'read':
+      // compile-read.ts: the body, the row count, the total; with the plan media type, EXPLAIN's one value.
+      if (command.media !== 'page') return command.media === 'plan' ? VALUE : READ;
       // compile-get.ts: `SELECT to_json(_r.*)::text ... WHERE <key>`, no row when none is visible.
       if (command.key) return ROW;
       // compile-plan.ts: EXPLAIN (FORMAT JSON)'s one value; compile-aggregate.ts: one json_build_object.
@@ -38,9 +40,6 @@ export function shapeOf(command: Command): ResultShape {
       return command.resultFormat === 'binary' && command.fn.returns !== 'void' ? binaryCallShape(command) : CALL;
     case 'contracts':
       return NONE;
-    // compile-read.ts: the body, the row count, the total; with the plan media type, EXPLAIN's one value.
-    case 'read':
-      return command.media === 'plan' ? VALUE : READ;
   }
 }
 

@@ -66,7 +66,7 @@ async function openStream(ctx: ExecuteContext, plan: QueryPlan): Promise<Result>
   // A child route whose parent row is hidden or missing is a 404, as on the page route. Checked
   // in its own short transaction first: the cursor's first batch cannot tell "no children" from
   // "no visible parent".
-  if (plan.parentCheck && ctx.command.kind === 'list' && ctx.command.parent) {
+  if (plan.parentCheck && ctx.command.kind === 'read' && ctx.command.parent) {
     const checked = await ctx.db.run(ctx.identity, { query: plan.parentCheck, readOnly: true, shape: { kind: 'value', value: 0 } });
     if (checked.rows[0]?.[0] !== 'true') throw new GatewayError('NOT_FOUND', `No visible row of \`${ctx.command.parent.table.name}\` has that key.`);
   }
@@ -91,11 +91,10 @@ function unresolvedCall(ctx: ExecuteContext, err: unknown): GatewayError {
 /** What the statement ran for, so the error's hint and code name only causes that are certain (docs/errors.md). */
 function errorContextOf(command: Command): ErrorContext {
   switch (command.kind) {
-    case 'list':
+    case 'read':
       return { kind: operationOf(command), relation: command.table };
     case 'update':
     case 'delete':
-    case 'read':
       return { kind: command.kind, relation: command.table };
     case 'insert':
       return { kind: command.kind, relation: command.table, onConflict: command.onConflict !== null };

@@ -7,7 +7,7 @@
  * legacy `filter` becomes row conditions of every table read or written), or FORBIDDEN.
  * Never: widens a command.
  *
- * - Operations: list (and its plan, `_explain`, its aggregate, one row by key: get) and child routes are `read`; POST is `create` (an
+ * - Operations: every read (a page, its plan, its aggregate, one row by key, a child route, a tree of levels) is `read`; POST is `create` (an
  *   upsert that updates is also `update`); PATCH is `update`; DELETE is `delete`. Function calls
  *   are governed by the rpc_* keys, not by this policy.
  * - Every table a command reads needs `read`: expanded tables and the parent of a child route too,
@@ -17,11 +17,11 @@
  *   returnable. Join keys and the primary-key tie-breaker are not named by the caller and stay.
  */
 import type { Column, Table } from '../../schema/schema-types';
-import type { BodyRow, Command, Condition, Embed, ListCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
+import type { BodyRow, Command, Condition, ReadCommand, WriteAnswer, ReadNode, Search } from '../../command/command';
 import { conditionColumns } from '../../command/read-columns';
 import { GatewayError } from '../../errors/gateway-error';
 import { ALL_COLUMNS, allows, type ColumnSet, type Operation } from './access-policy';
-import { enforceEmbed, enforceReadPolicy, relatedTerm } from './enforce-read-policy';
+import { enforceReadPolicy, type RootChecks } from './enforce-read-policy';
 
 /** What a policy grants on one table for one operation. */
 export interface Grant {
@@ -41,8 +41,6 @@ export type Permit = (table: Table, operation: Operation) => Grant;
 export function enforcePolicy(permit: Permit, command: Command): Command {
   const gate = new Gate(permit);
   switch (command.kind) {
-    case 'list':
-      return Object.freeze(gate.list(command));
     case 'insert': {
       const grant = permit(command.table, 'create');
       // The update of an upsert reaches a row the request did not address: under row conditions
@@ -84,7 +82,7 @@ export function enforcePolicy(permit: Permit, command: Command): Command {
     case 'contracts':
       return command;
     case 'read':
-      return Object.freeze({ ...command, root: enforceReadPolicy(permit, command.root) });
+      return Object.freeze(gate.read(command));
   }
 }
 
@@ -150,40 +148,42 @@ function scalarText(json: string): string | undefined {
   return undefined;
 }
 
+/** The names a page's grammar gives its projection and ordering (`select`, `sort`); a tree read's are `select`, `order`. */
+const pageChecks: RootChecks = Object.freeze({ select: '`select`', order: '`sort`', tieBreakers: 0, columnsRequired: true });
+const treeChecks: RootChecks = Object.freeze({ select: 'select', order: 'order', tieBreakers: 0, columnsRequired: false });
+
 /** The checks of one request against one policy. */
 class Gate {
   constructor(private readonly permit: Permit) {}
 
-  list(command: ListCommand): ListCommand {
+  /**
+   * One path for every read: its levels as enforce-read-policy.ts checks them, then each capability
+   * it has (an aggregate's or distinct column, the key, a keyset cursor, the parent row, the search).
+   */
+  read(command: ReadCommand): ReadCommand {
     const { table } = command;
     const grant = this.permit(table, 'read');
+    const page = command.media === 'page';
     if (command.aggregate?.column) this.readable(table, grant, [command.aggregate.column], '`column`');
     if (command.distinct) this.readable(table, grant, [command.distinct], '`distinct`');
-    // An aggregate selects no column: nothing to narrow (its column is checked above).
-    const select = command.aggregate ? command.select : this.projection(table, grant, command.select, command.explicitSelect, 'select');
+    const root = enforceReadPolicy(this.permit, command.root, new Map(), page ? { ...pageChecks, tieBreakers: command.tieBreakers ?? 0, grant } : { ...treeChecks, grant });
     if (command.key) this.readable(table, grant, command.key.map((k) => k.column), 'the key');
-    // Nothing to check without filters or sort (a get, most lists): no arrays made for nothing.
-    if (command.filters.length > 0) this.readable(table, grant, conditionColumns(command.filters), 'a filter');
-    if (command.sort.length > 0) this.readable(table, grant, command.sort.filter((k) => k.related === undefined).map((k) => k.field.column), '`sort`');
-    // A related term (`sort=user.name`) gets its tables' checks and row conditions.
-    const order = command.order.some((k) => k.related !== undefined) ? command.order.map((k) => relatedTerm(this.permit, k, '`sort`')) : command.order;
-    const sort = order === command.order ? command.sort : order.slice(0, command.sort.length);
     // The ordering's tie-breaker (the primary key) is not named by the caller, but a cursor would
     // hand its values out: no cursors over columns the caller may not read.
-    const noCursor = command.noCursor === true || order.some((k) => k.related === undefined && !allows(grant.read, k.field.column.name));
+    const noCursor = command.noCursor === true || (page && root.order.some((k) => k.related === undefined && !allows(grant.read, k.field.column.name)));
     if (noCursor && command.cursor) throw forbidden(`Cursors of \`${table.name}\` would carry columns the policy does not let you read; page with offset.`, { table: table.name, parameter: 'cursor' });
-    let parent = command.parent;
+    let { parent } = command;
     if (parent) {
       const parentGrant = this.permit(parent.table, 'read');
       this.readable(parent.table, parentGrant, parent.key.map((k) => k.column), 'the key');
       parent = Object.freeze({ ...parent, ...rows(parent.rowFilters, parentGrant) });
     }
-    return { ...command, select, sort, order, parent, search: this.search(table, grant, command.search), expand: this.expansions(command.expand), ...rows(command.rowFilters, grant), ...(noCursor ? { noCursor } : {}) };
+    const search = command.search ? { search: this.search(table, grant, command.search) } : {};
+    return { ...command, root, ...(parent ? { parent } : {}), ...search, ...(noCursor ? { noCursor } : {}) };
   }
 
   /** Named search columns must be readable; the default (every text column) keeps the readable ones. */
-  search(table: Table, grant: Grant, search: Search | null): Search | null {
-    if (search === null) return null;
+  search(table: Table, grant: Grant, search: Search): Search {
     if (search.explicitColumns) {
       this.readable(table, grant, search.columns, '`search_columns`');
       return search;
@@ -191,23 +191,6 @@ class Gate {
     const columns = search.columns.filter((c) => allows(grant.read, c.name));
     if (columns.length === 0) throw forbidden(`No text column of \`${table.name}\` that the policy lets you read can be searched.`, { table: table.name });
     return Object.freeze({ ...search, columns: Object.freeze(columns) });
-  }
-
-  /** Named columns must be readable; a default projection keeps the readable ones. */
-  projection(table: Table, grant: Grant, select: readonly Column[], explicit: boolean, where: string): readonly Column[] {
-    if (explicit) {
-      this.readable(table, grant, select, `\`${where}\``);
-      return select;
-    }
-    if (grant.read.kind === 'all') return select;
-    const kept = select.filter((c) => allows(grant.read, c.name));
-    if (kept.length === 0) throw forbidden(`The policy lets you read no column of \`${table.name}\`.`, { table: table.name });
-    return Object.freeze(kept);
-  }
-
-  /** Embeds are checked as a read's are: `read` on the target, its default columns narrowed, its row conditions added. */
-  expansions(expansions: readonly Embed[]): readonly Embed[] {
-    return Object.freeze(expansions.map((e) => enforceEmbed(this.permit, e, new Map())));
   }
 
   readable(table: Table, grant: Grant, columns: readonly Column[], where: string): void {

@@ -24,28 +24,53 @@ function forbidden(message: string, details: Record<string, unknown>): GatewayEr
   return new GatewayError('FORBIDDEN', message, { details });
 }
 
-export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embed, Embed> = new Map()): ReadNode {
+/**
+ * How a read's top level is checked, beside what every level gets: the names its grammar gives
+ * the projection and the ordering (for the refusal), the ordering terms the gateway appended (not
+ * named by the caller, so not checked as named), and whether a level whose columns are all dropped
+ * is refused even when it embeds others (a page: its rows are its columns).
+ */
+export interface RootChecks {
+  readonly select: string;
+  readonly order: string;
+  readonly tieBreakers: number;
+  readonly columnsRequired: boolean;
+  /** The grant on the level's table, when the caller already asked the permit for it. */
+  readonly grant?: Grant;
+}
+
+const levelChecks: RootChecks = Object.freeze({ select: 'select', order: 'order', tieBreakers: 0, columnsRequired: false });
+
+export function enforceReadPolicy(permit: Permit, node: ReadNode, memo: Map<Embed, Embed> = new Map(), checks: RootChecks = levelChecks): ReadNode {
   const t = node.table;
-  const grant = permit(t, 'read');
+  const grant = checks.grant ?? permit(t, 'read');
   const embed = (e: Embed): Embed => (callable(t, grant, e), enforceEmbed(permit, e, memo));
   const items: SelectItem[] = [];
+  let fields = 0;
   for (const item of node.items) {
     if (item.kind === 'field') {
-      if (mayRead(grant, item.field.column)) items.push(item);
-      else if (item.fromStar !== true) denied(t, item.field.column, 'select');
+      if (mayRead(grant, item.field.column)) {
+        items.push(item);
+        fields++;
+      } else if (item.fromStar !== true) denied(t, item.field.column, checks.select);
     } else if (item.kind === 'embed') items.push({ kind: 'embed', embed: embed(item.embed) });
     else items.push(item);
   }
-  if (items.length === 0 && node.items.length > 0) throw forbidden(`The policy lets you read no column of \`${t.name}\`.`, { table: t.name });
-  readable(t, grant, conditionColumns(node.where), 'a filter');
-  for (const o of node.order) {
-    if (o.embed === null && o.related === undefined) readable(t, grant, [o.field.column], 'order');
-    else if (o.embed !== null) readable(o.embed.node.table, permit(o.embed.node.table, 'read'), [o.field.column], 'order');
+  const noColumn = checks.columnsRequired ? fields === 0 && node.items.some((i) => i.kind === 'field') : items.length === 0 && node.items.length > 0;
+  if (noColumn) throw forbidden(`The policy lets you read no column of \`${t.name}\`.`, { table: t.name });
+  if (node.where.length > 0) readable(t, grant, conditionColumns(node.where), 'a filter');
+  const named = node.order.length - checks.tieBreakers;
+  for (let i = 0; i < named; i++) {
+    const o = node.order[i]!;
+    if (o.embed === null && o.related === undefined) readable(t, grant, [o.field.column], checks.order);
+    else if (o.embed !== null) readable(o.embed.node.table, permit(o.embed.node.table, 'read'), [o.field.column], checks.order);
   }
   // Embeds named by a condition or an order term are checked like selected ones; `memo` keeps
   // one narrowed object per embed, so they still point at the very embed of `items` (compile joins it once).
-  const where = node.where.map((c) => (c.kind === 'embedded' ? { ...c, embed: embed(c.embed) } : c));
-  const order = node.order.map((o) => (o.related !== undefined ? relatedTerm(permit, o) : o.embed === null ? o : { ...o, embed: embed(o.embed) }));
+  const where = node.where.some((c) => c.kind === 'embedded') ? node.where.map((c) => (c.kind === 'embedded' ? { ...c, embed: embed(c.embed) } : c)) : node.where;
+  const order = node.order.some((o) => o.related !== undefined || o.embed !== null)
+    ? node.order.map((o) => (o.related !== undefined ? relatedTerm(permit, o, checks.order) : o.embed === null ? o : { ...o, embed: embed(o.embed) }))
+    : node.order;
   return Object.freeze({ ...node, items: Object.freeze(items), where, order, ...rows(node.rowFilters, grant) });
 }
 

@@ -1,7 +1,7 @@
 /**
  * `tenant_column` (docs/citus.md, "tenant_column"): Command -> the same command, narrowed to the
- * caller's tenant on every table level that has that column: the table read or written, each
- * expansion, the parent of a child route, every level and junction of a `read` tree, and the
+ * caller's tenant on every table level that has that column: the table read or written, the
+ * parent of a child route, every level and junction of a read's tree (a page's embeds too), and the
  * representation a write or a call is read back through. Each becomes a row filter
  * `<tenant_column> = <the caller's tenant>`, which compile binds as a parameter like any other.
  * RLS stays the enforcer; this gives the planner the tenant predicate, so that Citus routes the
@@ -11,7 +11,7 @@
  * Inserts are not filtered: a row's tenant is its own value or the column default, which the
  * database's WITH CHECK policy judges.
  */
-import type { Command, Condition, Embed, ParentScope, ReadCommand, ReadNode, WriteAnswer } from '../../command/command';
+import type { Command, Condition, Embed, ReadCommand, ReadNode, WriteAnswer } from '../../command/command';
 import { assertNever } from '../../command/command';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Table } from '../../schema/schema-types';
@@ -23,9 +23,6 @@ export function scopeToTenant(command: Command, column: string, tenantId: string
     const own: Condition = Object.freeze({ kind: 'compare', field: Object.freeze({ column: col, path: Object.freeze([]) }), op: 'eq', value: tenantId, negate: false });
     return Object.freeze({ ...scoped, rowFilters: Object.freeze([...(scoped.rowFilters ?? []), own]) });
   };
-  // A flat read's expansions are embeds by one foreign key: their level is narrowed like a read tree's.
-  const expansions = (list: readonly Embed[]): readonly Embed[] => Object.freeze(list.map((e) => embed(e)));
-  const parentOf = (parent: ParentScope | null): ParentScope | null => (parent ? filtered(parent.table, parent) : null);
   const node = (n: ReadNode): ReadNode =>
     filtered(n.table, {
       ...n,
@@ -45,10 +42,6 @@ export function scopeToTenant(command: Command, column: string, tenantId: string
     if (given && given.value.toLowerCase() !== tenantId.toLowerCase()) throw new GatewayError('NOT_FOUND', `No visible row of \`${table.name}\` has that key.`);
   };
   switch (command.kind) {
-    case 'list':
-      if (command.key) ownKey(command.table, command.key);
-      if (command.parent) ownKey(command.parent.table, command.parent.key);
-      return filtered(command.table, { ...command, expand: expansions(command.expand), parent: parentOf(command.parent) });
     case 'insert':
       return Object.freeze({ ...command, ...answer(command.answer) });
     case 'update':
@@ -58,7 +51,10 @@ export function scopeToTenant(command: Command, column: string, tenantId: string
     case 'rpc':
       return command.answer?.read ? Object.freeze({ ...command, answer: Object.freeze({ ...command.answer, read: read(command.answer.read) }) }) : command;
     case 'read':
-      return read(command);
+      if (command.key) ownKey(command.table, command.key);
+      if (!command.parent) return read(command);
+      ownKey(command.parent.table, command.parent.key);
+      return Object.freeze({ ...read(command), parent: filtered(command.parent.table, command.parent) });
     case 'contracts':
       return command;
     default:

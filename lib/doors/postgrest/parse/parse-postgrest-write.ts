@@ -150,7 +150,7 @@ function representationOf(table: Table, query: Query, request: GatewayRequest, c
   // Explained: the representation the plan is `for=` (its body is the statement's, not sent).
   const accept = plan ? bodyMediaTypes[plan.for ?? 'json'] : request.headers['accept'];
   const read = parsePostgrestRead(table, readRequest(request, query, accept === undefined ? {} : { accept }), ctx);
-  if (read.media === 'plan' || read.media === 'geojson') throw new PostgrestError('PGRST107', `None of these media types are available: ${clip(accept ?? '', 80)}`, { status: 406 });
+  if (read.media === 'plan' || read.media === 'geojson' || read.media === 'page') throw new PostgrestError('PGRST107', `None of these media types are available: ${clip(accept ?? '', 80)}`, { status: 406 });
   return { node: Object.freeze({ ...read.root, limit: null, offset: 0 }), explicit, media: read.media };
 }
 

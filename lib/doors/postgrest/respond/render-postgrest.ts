@@ -70,7 +70,7 @@ function renderRead(command: ReadCommand, at: ReadShape, result: Result, profile
     throw new PostgrestError('PGRST103', 'Requested range not satisfiable', { details: `An offset of ${offset} was requested, but there are only ${total} rows.`, headers: { 'Content-Range': `*/${total}` } });
   }
   const status = total !== null && count < total ? 206 : 200;
-  const media = command.media === 'plan' ? 'json' : command.media;
+  const media = command.media === 'plan' || command.media === 'page' ? 'json' : command.media;
   const body = row[at.body] ?? (media === 'csv' ? '' : '[]');
   return { status, headers: { 'Content-Type': contentTypes[media], 'Content-Range': range, ...profile }, body };
 }

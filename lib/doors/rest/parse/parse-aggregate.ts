@@ -52,18 +52,15 @@ export function parseAggregate(table: Table, query: readonly (readonly [string, 
     const problem = aggregateInputProblem(fn, column);
     if (problem !== undefined) throw new GatewayError('PARSE_ERROR', `\`fn=${fn}\`: ${problem}.`, { details: { column: column.name, type: column.type } });
   }
-  // A list answered with its aggregate: the rows are those its conditions and search select, the
+  // A read answered with its aggregate: the rows are those its conditions and search select, the
   // page fields their defaults (the allow-list pattern names none of them).
   return Object.freeze({
-    kind: 'list',
+    kind: 'read',
     table,
-    select: none,
-    explicitSelect: false,
-    filters: Object.freeze(filters),
-    search: parseSearch(table, given.get('search'), given.get('search_columns')),
-    limit: 0,
+    root: Object.freeze({ table, items: none, explicitSelect: false, where: Object.freeze(filters), order: none, limit: 0, offset: 0 }),
+    schema: table.schema,
     ...unpaged,
-    expand: none,
+    search: parseSearch(table, given.get('search'), given.get('search_columns')) ?? undefined,
     aggregate: Object.freeze({ fn, column }),
   });
 }

@@ -1,13 +1,13 @@
 /**
- * `GET /{parent}/:id/{child}?<list params>` -> a ListCommand of the child table, scoped to the
+ * `GET /{parent}/:id/{child}?<list params>` -> a read of the child table, scoped to the
  * rows whose foreign key points at one parent row.
- * In: the parent table, the raw `:id` and the child segment. Out: a list command with `parent` set.
+ * In: the parent table, the raw `:id` and the child segment. Out: a read command with the `parent` capability set.
  * Never: picks one of several foreign keys silently. When the child table has more than one FK to
  * the parent (shipments.sender_id and recipient_id -> users), the bare table name is a 400 whose
  * hint names the relations (`/users/1/shipments!sender`); the segment may be any reverse relation
  * name of lib/schema/relations.ts.
  */
-import type { ExportFormat, ListCommand } from '../../../command/command';
+import type { ExportFormat, ReadCommand } from '../../../command/command';
 import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
@@ -18,7 +18,7 @@ import { parseKey } from './parse-key';
 import { parseList } from './parse-list';
 import { clip, resolveTable } from '../../shared/resolve-names';
 
-export function parseChildren(schema: SchemaCache, parent: Table, request: GatewayRequest, config: ResolvedConfig, cursors: CursorCodec, accept: ExportFormat = 'json'): ListCommand {
+export function parseChildren(schema: SchemaCache, parent: Table, request: GatewayRequest, config: ResolvedConfig, cursors: CursorCodec, accept: ExportFormat = 'json'): ReadCommand {
   const childName = request.segments[2] ?? '';
   const key = parseKey(parent, request.rawSegments[1] ?? '', config.tenantColumn);
   const candidates = relationsNamed(parent, childName).filter((c) => c.relation.direction === 'reverse');

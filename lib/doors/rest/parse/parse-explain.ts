@@ -1,4 +1,4 @@
-import type { ListCommand, PlanOptions } from '../../../command/command';
+import type { PlanOptions, ReadCommand } from '../../../command/command';
 import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import type { Table } from '../../../schema/schema-types';
 import type { CursorCodec } from '../../../pipeline/cursor-codec';
@@ -12,6 +12,6 @@ const explainPlan: PlanOptions = Object.freeze({ analyze: true, verbose: false, 
  * parameters, answered with its plan (the `plan` capability), so the plan is the plan of exactly
  * that statement.
  */
-export function parseExplain(table: Table, query: readonly (readonly [string, string])[], config: ResolvedConfig, cursors: CursorCodec): ListCommand {
+export function parseExplain(table: Table, query: readonly (readonly [string, string])[], config: ResolvedConfig, cursors: CursorCodec): ReadCommand {
   return Object.freeze({ ...parseList(table, query, config, cursors), plan: explainPlan });
 }

@@ -5,12 +5,13 @@ import type { Table } from '../../../schema/schema-types';
 import { parseExpand } from './parse-expand';
 import { parseKey } from './parse-key';
 import { parseSelect } from './parse-list';
+import { columnItems } from '../../../command/read-items';
 import { clip } from '../../shared/resolve-names';
 import { none, unpaged } from './unpaged';
 
 const parameters = ['select', 'expand'] as const;
 
-/** `GET /{table}/:id?select=&expand=` -> a list that addresses one row by its key (GetCommand). */
+/** `GET /{table}/:id?select=&expand=` -> a read that addresses one row by its key (GetCommand). */
 export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: string): GetCommand {
   const given = new Map<string, string>();
   for (const [key, value] of request.query) {
@@ -23,16 +24,14 @@ export function parseGet(table: Table, request: GatewayRequest, tenantColumn?: s
   const selectText = given.get('select');
   const select = parseSelect(table, selectText);
   // The page fields are their defaults: the key addresses the row (the allow-list pattern names none of them).
+  const explicitSelect = selectText !== undefined;
+  const items = columnItems(select, explicitSelect, parseExpand(table, given.get('expand'), select));
   return Object.freeze({
-    kind: 'list',
+    kind: 'read',
     table,
-    select,
-    explicitSelect: selectText !== undefined,
-    filters: none,
-    search: null,
-    limit: 1,
+    root: Object.freeze({ table, items, explicitSelect, where: none, order: none, limit: 1, offset: 0 }),
+    schema: table.schema,
     ...unpaged,
     key: parseKey(table, request.rawSegments[1] ?? '', tenantColumn),
-    expand: parseExpand(table, given.get('expand'), select),
   });
 }

@@ -1,10 +1,11 @@
 /**
- * Query parameters of `GET /{table}` -> ListCommand. Reserved parameter names come first; any
+ * Query parameters of `GET /{table}` -> a read with the `page` media (command.ts). Reserved parameter names come first; any
  * other key is a filter on a column (a column whose name is reserved is still filterable
  * key-style: `limit.eq=5`).
  */
 import type { Column, Table } from '../../../schema/schema-types';
-import type { Condition, ExportFormat, ListCommand, OrderTerm, ParentScope, Search } from '../../../command/command';
+import type { Condition, CursorPosition, ExportFormat, OrderTerm, ParentScope, ReadCommand, Search } from '../../../command/command';
+import { columnItems } from '../../../command/read-items';
 import type { ResolvedConfig } from '../../../pipeline/resolved-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { CursorCodec } from '../../../pipeline/cursor-codec';
@@ -33,7 +34,7 @@ export function parseList(
   cursors: CursorCodec,
   parent: ParentScope | null = null,
   accept: ExportFormat = 'json',
-): ListCommand {
+): ReadCommand {
   const reserved = new Map<Reserved, string>();
   const filters: Condition[] = [];
   checkLimit('filters', countFilters(query, reservedSet), 'filter parameters');
@@ -65,7 +66,7 @@ export function parseList(
   const offset = parseInteger(reserved.get('offset'), 'offset') ?? 0;
 
   const cursorText = reserved.get('cursor');
-  let cursor: ListCommand['cursor'] = null;
+  let cursor: CursorPosition | undefined;
   if (cursorText !== undefined) {
     if (reserved.has('offset')) throw new GatewayError('PARSE_ERROR', 'Use either `cursor` or `offset`, not both.');
     if (tieBreaker.length === 0) {
@@ -82,25 +83,26 @@ export function parseList(
   if (countText !== undefined && countText !== 'exact') throw new GatewayError('PARSE_ERROR', '`count` takes the value `exact`.');
   if (exportFormat && countText !== undefined) throw new GatewayError('PARSE_ERROR', '`count=exact` is not available on an export.', { hint: 'Ask GET /{table}/aggregate?fn=count with the same filters.' });
 
+  const explicitSelect = selectText !== undefined;
+  const search = parseSearch(table, reserved.get('search'), reserved.get('search_columns'));
   return Object.freeze({
-    kind: 'list',
+    kind: 'read',
     table,
-    select,
-    explicitSelect: selectText !== undefined,
-    filters: Object.freeze(filters),
-    search: parseSearch(table, reserved.get('search'), reserved.get('search_columns')),
-    sort: Object.freeze(sort),
-    order: Object.freeze(order),
-    limit,
+    root: Object.freeze({ table, items: columnItems(select, explicitSelect, expand), explicitSelect, where: Object.freeze(filters), order: Object.freeze(order), limit, offset }),
+    schema: table.schema,
+    count: countText === 'exact' ? 'exact' : null,
+    media: 'page',
+    plan: null,
     explicitLimit: reserved.has('limit'),
-    offset,
     explicitOffset: reserved.has('offset'),
+    head: false,
+    tieBreakers: order.length - sort.length,
+    // Capabilities left unset are undefined (one object shape for every list, no spreads).
     cursor,
-    distinct,
-    countExact: countText === 'exact',
-    expand,
-    parent,
-    ...(exportFormat ? { export: exportFormat } : {}),
+    search: search ?? undefined,
+    distinct: distinct ?? undefined,
+    parent: parent ?? undefined,
+    export: exportFormat,
   });
 }
 

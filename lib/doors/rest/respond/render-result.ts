@@ -5,7 +5,7 @@
  * Never: JSON.parse / JSON.stringify of rows, or knowledge of how compile built the statement:
  * every column position comes from `plan.shape`.
  */
-import type { Command, ListCommand } from '../../../command/command';
+import type { Command, ReadCommand } from '../../../command/command';
 import { assertNever } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { CursorCodec } from '../../../pipeline/cursor-codec';
@@ -21,7 +21,9 @@ export type { Rendered } from './rendered';
 export function renderResult(command: Command, plan: Pick<Plan, 'shape'>, result: Result, cursors: CursorCodec): Rendered {
   const { shape } = plan;
   switch (command.kind) {
-    case 'list': {
+    case 'read': {
+      // A read of another door or a replacement parse (a tree of table levels): its body as is.
+      if (command.media !== 'page') return { status: 200, body: result.rows[0]?.[expectShape(shape, 'read').body] ?? '[]' };
       if (command.key) {
         const row = result.rows[0]?.[expectShape(shape, 'row').data];
         if (row === undefined || row === null) throw new GatewayError('NOT_FOUND', `No visible row of \`${command.table.name}\` has that key.`);
@@ -41,9 +43,6 @@ export function renderResult(command: Command, plan: Pick<Plan, 'shape'>, result
       return renderRpc(command, shape.kind === 'binary-call' ? shape : expectShape(shape, 'call'), result);
     case 'contracts':
       return renderContracts(command);
-    // A read (a tree of table levels, made by another door or a replacement parse): its body as is.
-    case 'read':
-      return { status: 200, body: result.rows[0]?.[expectShape(shape, 'read').body] ?? '[]' };
     default:
       return assertNever(command, 'command');
   }
@@ -55,7 +54,7 @@ function expectShape<K extends ResultShape['kind']>(shape: ResultShape | undefin
   return shape as Extract<ResultShape, { kind: K }>;
 }
 
-function renderList(command: ListCommand, at: ListShape, result: Result, cursors: CursorCodec): string {
+function renderList(command: ReadCommand, at: ListShape, result: Result, cursors: CursorCodec): string {
   const row = result.rows[0] ?? [];
   // Child route: the statement also says whether the parent row is visible (RLS) at all.
   if (command.parent && at.parentVisible !== null && row[at.parentVisible] !== 'true') {
@@ -65,16 +64,17 @@ function renderList(command: ListCommand, at: ListShape, result: Result, cursors
   const lastKey = row[at.lastKey] ?? null;
   const total = at.total === null ? null : (row[at.total] ?? null);
   const count = Number(row[at.count] ?? '0');
-  let body = `{"data":${data},"count":${count},"limit":${command.limit},"offset":${command.offset}`;
-  if (count > 0 && count === command.limit && lastKey !== null && command.order.length > 0 && hasTieBreaker(command) && !command.noCursor) {
+  const { limit, offset, order } = command.root;
+  let body = `{"data":${data},"count":${count},"limit":${limit},"offset":${offset}`;
+  if (count > 0 && count === limit && lastKey !== null && order.length > 0 && hasTieBreaker(command) && !command.noCursor) {
     const values = JSON.parse(lastKey) as (string | null)[];
-    body += `,"next_cursor":${JSON.stringify(cursors.encode(command.table, command.order, values))}`;
+    body += `,"next_cursor":${JSON.stringify(cursors.encode(command.table, order, values))}`;
   }
-  if (command.countExact && total !== null) body += `,"total":${Number(total)}`;
+  if (command.count === 'exact' && total !== null) body += `,"total":${Number(total)}`;
   return `${body}}`;
 }
 
 /** A cursor is only sound when the ordering ends in a unique key. */
-function hasTieBreaker(command: ListCommand): boolean {
-  return command.distinct !== null || command.table.primaryKey.length > 0;
+function hasTieBreaker(command: ReadCommand): boolean {
+  return command.distinct !== undefined || command.table.primaryKey.length > 0;
 }

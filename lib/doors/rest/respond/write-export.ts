@@ -17,7 +17,7 @@
  * and the connection released.
  */
 import type { ServerResponse } from 'node:http';
-import type { Command, ListCommand } from '../../../command/command';
+import type { Command, ReadCommand } from '../../../command/command';
 import type { ExportStats, ExportOutcome } from '../../../ops/export-stats';
 import type { ResultShape, StreamShape } from '../../../pipeline/plan';
 import type { ExportBatch, RowStream } from '../../../pipeline/row-stream';
@@ -31,7 +31,7 @@ const contentTypes = {
 } as const;
 
 export async function writeExport(res: ServerResponse, command: Command, shape: ResultShape, stream: RowStream, stats: ExportStats, requestId: string): Promise<void> {
-  if (command.kind !== 'list' || shape.kind !== 'stream') {
+  if (command.kind !== 'read' || shape.kind !== 'stream') {
     // A replacement stage that streams something else is a bug (500), never a misread body.
     await stream.close();
     throw new Error(`a ${command.kind} command with a ${shape.kind} result shape cannot be streamed`);
@@ -39,7 +39,7 @@ export async function writeExport(res: ServerResponse, command: Command, shape: 
   return writeRows(res, command, shape, stream, stats, requestId);
 }
 
-async function writeRows(res: ServerResponse, command: ListCommand, shape: StreamShape, stream: RowStream, stats: ExportStats, requestId: string): Promise<void> {
+async function writeRows(res: ServerResponse, command: ReadCommand, shape: StreamShape, stream: RowStream, stats: ExportStats, requestId: string): Promise<void> {
   const { format } = shape;
   stats.started(format);
   let outcome: ExportOutcome = 'complete';
@@ -98,7 +98,7 @@ async function writeRows(res: ServerResponse, command: ListCommand, shape: Strea
       outcome = 'client_closed';
       return;
     }
-    if (format === 'json') await write(`],"count":${rows},"limit":${command.limit},"offset":${command.offset}}`);
+    if (format === 'json') await write(`],"count":${rows},"limit":${command.root.limit},"offset":${command.root.offset}}`);
     res.end();
   } catch (err) {
     // Writing failed (not the database): nothing more can reach the client.
