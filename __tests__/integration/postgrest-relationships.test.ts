@@ -128,4 +128,26 @@ describe('PGRST200 and PGRST201 bodies as PostgREST writes them', () => {
     expect(unrelated.error?.code).toBe('PGRST200');
     expect(unrelated.error?.hint).toBeNull();
   });
+
+  it("hints as PostgREST's findRel reads them: a one-column key by either side's column, a junction by its table only", async () => {
+    const plain = await db().from('books').select('title, book_shelves(shelf_id)').order('id');
+    expect(plain.error).toBeNull();
+    expect(plain.data!.some((b) => b.book_shelves.length > 0)).toBe(true);
+    // The parent's column of a one-to-many (`books.id`, referenced by book_shelves.book_id), and the child's.
+    for (const hint of ['id', 'book_id', 'book_shelves_book_id_fkey']) {
+      const hinted = await db().from('books').select(`title, book_shelves!${hint}(shelf_id)`).order('id');
+      expect({ hint, error: hinted.error, data: hinted.data }).toEqual({ hint, error: null, data: plain.data });
+    }
+    // Many-to-many: the junction table's name is the hint; its constraints' names are not (PGRST200).
+    const viaJunction = await db().from('shelves').select('label, books!book_shelves(title)').order('id');
+    expect(viaJunction.error).toBeNull();
+    const byConstraint = await db().from('shelves').select('label, books!book_shelves_book_id_fkey(title)');
+    expect(byConstraint.status).toBe(400);
+    expect(byConstraint.error?.code).toBe('PGRST200');
+    // Tenant B's client: the same hint, its own rows only.
+    const b = await app.client(pgrstTokenB).from('books').select('title, book_shelves!id(shelf_id)').order('id');
+    expect(b.error).toBeNull();
+    const titlesB = (b.data ?? []).map((r) => r.title);
+    expect(titlesB.some((t) => (plain.data ?? []).map((r) => r.title).includes(t))).toBe(false);
+  });
 });

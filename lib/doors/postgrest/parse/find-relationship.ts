@@ -148,14 +148,14 @@ function junctions(schema: SchemaCache, source: Table, target: Table): Junction[
 
 function matchesHint(c: FoundLink, hint: string): boolean {
   if (c.link.kind === 'computed') return true;
-  if (c.link.kind === 'junction') {
-    const j = c.link.junction;
-    return j.table.name === hint || j.toSource.name === hint || j.toTarget.name === hint;
-  }
+  // As PostgREST's findRel: a many-to-many by its junction table's name only; a foreign key by its
+  // constraint name or, when it has one column, by that column on either side (`clients!client_id`,
+  // `clients!id`); a composite key by its constraint name only.
+  if (c.link.kind === 'junction') return c.link.junction.table.name === hint;
   const fk = c.link.relation.foreignKey;
   // A self-reference's children take the FK column as hint (`reports:staff!manager_id(*)`), only.
   if (fk.table === fk.referencedTable) return fk.columns.length === 1 && fk.columns[0]!.name === hint;
-  return fk.name === hint || fk.columns.some((col) => col.name === hint) || fk.referencedColumns.some((col) => col.name === hint && c.link.kind === 'fk' && c.link.relation.direction === 'forward');
+  return fk.name === hint || (fk.columns.length === 1 && (fk.columns[0]!.name === hint || fk.referencedColumns[0]!.name === hint));
 }
 
 function hintFor(c: FoundLink): string {
