@@ -302,6 +302,20 @@ export interface CallAnswer {
   readonly maxAffected?: number;
   /** Answered with the plan of the call's statement instead (EXPLAIN; with `analyze` the function runs). */
   readonly plan?: PlanOptions;
+  /**
+   * Answered with the function's value itself, not its JSON: it returns a domain named like a
+   * media type (`"application/octet-stream"` over bytea, `"text/plain"` over text, ...) and Accept
+   * asked for that media type first (docs/postgrest-dialect.md, "Functions").
+   */
+  readonly raw?: RawMedia;
+}
+
+/** A call's value sent as it is, with the media type its return type is named after. */
+export interface RawMedia {
+  /** The media type, lower case (the domain's name). */
+  readonly type: string;
+  /** The value is bytea (sent as its bytes), else text (sent as its UTF-8 text). */
+  readonly bytes: boolean;
 }
 
 /** `GET /_rpc/contracts`: the callable functions, rendered from the schema cache. */
