@@ -281,15 +281,19 @@ export interface RpcCommand {
 }
 
 /**
- * Answer options of a call: in one exposed schema, read-only or not, a dry run or not; a set of
- * rows is read through `read` (select, filters, order, limit and embeds on the result, as on a
- * table); any other result is sent as its JSON value.
+ * Answer options of a call: in one exposed schema, read-only or not, a dry run or not; a result
+ * read through `read` (select, filters, order, limit and embeds on it, as on a table), or sent as
+ * its JSON value, or as it is (`raw`).
  */
 export interface CallAnswer {
   readonly schema: string;
   /** GET (and HEAD): the call runs in a read-only transaction (a VOLATILE function then fails with 25006, 405). */
   readonly readOnly: boolean;
-  /** The read over the function's rows (a set of rows only). */
+  /**
+   * The read over the function's result: its rows, or for scalars rows of one column
+   * `pgrst_scalar` (a set of them always; one value only when the request reads it). Null: the
+   * result is sent as its JSON value (or as it is, `raw`).
+   */
   readonly read: ReadCommand | null;
   readonly rollback: boolean;
   /** The options applied, as the caller spelled them, for the responder to confirm. */
