@@ -13,7 +13,7 @@ import { isSchemaDrift } from './errors/sqlstate-meaning';
 import type { DescribeRoute } from './create-describe-route';
 import { digestRequest, requestIdOf } from './http/digest-request';
 import { readsFromPrimary } from './http/read-primary-header';
-import { readBody } from './http/read-body';
+import { isOctetStream, readBody, readBodyBytes } from './http/read-body';
 import type { Door, Responder } from './pipeline/door';
 import { runExpansion } from './run-expansion';
 import { sendJson } from './http/send-error';
@@ -94,8 +94,11 @@ export function createRequestHandler(parts: RequestHandlerParts): (req: Request,
       // Writes read their own body (the router is mounted without a body parser), bounded by
       // max_request_body_bytes; other methods never read one.
       const batchLimit = parts.expansions?.bodyLimit?.(req.path, config);
-      const body = !responder.readsBody(req.method) ? undefined : batchLimit === undefined ? await readBody(req, config.maxRequestBodyBytes) : await readBody(req, batchLimit, 'max_batch_body_bytes');
-      const request = digestRequest(req, requestId, body);
+      const reads = responder.readsBody(req.method);
+      // An octet-stream body is bytes, not text (a PostgREST call's bytea argument); the same limit.
+      const octets = reads && batchLimit === undefined && isOctetStream(req.headers['content-type']);
+      const body = !reads || octets ? undefined : batchLimit === undefined ? await readBody(req, config.maxRequestBodyBytes) : await readBody(req, batchLimit, 'max_batch_body_bytes');
+      const request = digestRequest(req, requestId, body, octets ? await readBodyBytes(req, config.maxRequestBodyBytes) : undefined);
       try {
         if (!parts.isStarted()) await parts.whenStarted();
       } catch {

@@ -105,9 +105,13 @@ describe('postgrest calls: set-returning functions read like tables', () => {
     expect(unknown.error?.code).toBe('42703');
   });
 
-  it('filters on a function that does not return rows are refused (PGRST127)', async () => {
+  it('a scalar result is read as one column pgrst_scalar: a filter on another name is 42703; on void, PGRST127', async () => {
     const { status, error } = await A().rpc('add', { a: 1, b: 2 }).eq('x', 1);
-    expect({ status, code: error?.code }).toEqual({ status: 400, code: 'PGRST127' });
+    expect({ status, code: error?.code }).toEqual({ status: 400, code: '42703' });
+    const kept = await A().rpc('add', { a: 1, b: 2 }).eq('pgrst_scalar', 3);
+    expect({ data: kept.data, error: kept.error }).toEqual({ data: 3, error: null });
+    const touch = await A().rpc('touch').eq('x', 1);
+    expect({ status: touch.status, code: touch.error?.code }).toEqual({ status: 400, code: 'PGRST127' });
   });
 });
 

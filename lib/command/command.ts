@@ -210,15 +210,19 @@ export interface RpcCommand {
 }
 
 /**
- * Answer options of a call: in one exposed schema, read-only or not, a dry run or not; a set of
- * rows is read through `read` (select, filters, order, limit and embeds on the result, as on a
- * table); any other result is sent as its JSON value.
+ * Answer options of a call: in one exposed schema, read-only or not, a dry run or not; a result
+ * read through `read` (select, filters, order, limit and embeds on it, as on a table), or sent as
+ * its JSON value, or as it is (`raw`).
  */
 export interface CallAnswer {
   readonly schema: string;
   /** GET (and HEAD): the call runs in a read-only transaction (a VOLATILE function then fails with 25006, 405). */
   readonly readOnly: boolean;
-  /** The read over the function's rows (a set of rows only). */
+  /**
+   * The read over the function's result: its rows, or for scalars rows of one column
+   * `pgrst_scalar` (a set of them always; one value only when the request reads it). Null: the
+   * result is sent as its JSON value (or as it is, `raw`).
+   */
   readonly read: ReadCommand | null;
   readonly rollback: boolean;
   /** The options applied, as the caller spelled them, for the responder to confirm. */
@@ -231,6 +235,20 @@ export interface CallAnswer {
   readonly maxAffected?: number;
   /** Answered with the plan of the call's statement instead (EXPLAIN; with `analyze` the function runs). */
   readonly plan?: PlanOptions;
+  /**
+   * Answered with the function's value itself, not its JSON: it returns a domain named like a
+   * media type (`"application/octet-stream"` over bytea, `"text/plain"` over text, ...) and Accept
+   * asked for that media type first (docs/postgrest-dialect.md, "Functions").
+   */
+  readonly raw?: RawMedia;
+}
+
+/** A call's value sent as it is, with the media type its return type is named after. */
+export interface RawMedia {
+  /** The media type, lower case (the domain's name). */
+  readonly type: string;
+  /** The value is bytea (sent as its bytes), else text (sent as its UTF-8 text). */
+  readonly bytes: boolean;
 }
 
 /** `GET /_rpc/contracts`: the callable functions, rendered from the schema cache. */

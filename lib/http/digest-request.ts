@@ -16,7 +16,7 @@ import { isLoopbackAddress } from './loopback';
  */
 export const MAX_QUERY_PARAMETERS = 1000;
 
-export function digestRequest(req: IncomingMessage & { url?: string }, id: string, body?: string): GatewayRequest {
+export function digestRequest(req: IncomingMessage & { url?: string }, id: string, body?: string, bodyBytes?: Uint8Array): GatewayRequest {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
@@ -55,6 +55,7 @@ export function digestRequest(req: IncomingMessage & { url?: string }, id: strin
     query: Object.freeze(query),
     headers: Object.freeze(headers),
     body,
+    ...(bodyBytes === undefined ? {} : { bodyBytes }),
     loopback: isLoopbackAddress(req.socket?.remoteAddress),
   });
 }

@@ -1,5 +1,6 @@
 /**
- * readBody: the request body of a write as UTF-8 text, read from the stream with a byte limit.
+ * readBody: the request body of a write as UTF-8 text, read from the stream with a byte limit
+ * (readBodyBytes: as bytes, for an `application/octet-stream` body).
  * In: Express/Node `req` and `max_request_body_bytes`. Out: the exact text (never JSON.parse'd
  * here: numbers must reach PostgreSQL as written), or undefined when there is no body.
  * Never: buffers more than the limit. A declared Content-Length over the limit is refused before
@@ -22,6 +23,31 @@ const DRAIN_MS = 10000;
 
 export async function readBody(req: IncomingMessage & { body?: unknown; _body?: unknown }, maxBytes: number, limitKey = 'max_request_body_bytes'): Promise<string | undefined> {
   if (alreadyParsed(req)) return fromParsedBody(req.body, maxBytes, limitKey);
+  const bytes = await readStream(req, maxBytes, limitKey);
+  if (bytes === undefined) return undefined;
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new GatewayError('PARSE_ERROR', 'The request body is not valid UTF-8.');
+  }
+}
+
+/**
+ * The body as bytes, for an `application/octet-stream` request (a PostgREST call passing it to a
+ * function's one bytea argument), with the same limit; a host's parsed Buffer or string is used as is.
+ */
+export async function readBodyBytes(req: IncomingMessage & { body?: unknown; _body?: unknown }, maxBytes: number, limitKey = 'max_request_body_bytes'): Promise<Uint8Array | undefined> {
+  if (alreadyParsed(req)) {
+    const body = req.body;
+    const bytes = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body, 'utf8') : undefined;
+    if (bytes === undefined || bytes.length === 0) return undefined;
+    if (bytes.length > maxBytes) throw tooLarge(maxBytes, limitKey);
+    return bytes;
+  }
+  return readStream(req, maxBytes, limitKey);
+}
+
+async function readStream(req: IncomingMessage, maxBytes: number, limitKey: string): Promise<Buffer | undefined> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
     discardRest(req);
@@ -58,11 +84,12 @@ export async function readBody(req: IncomingMessage & { body?: unknown; _body?: 
     req.on('error', onError);
   });
   if (size === 0) return undefined;
-  try {
-    return decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-  } catch {
-    throw new GatewayError('PARSE_ERROR', 'The request body is not valid UTF-8.');
-  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/** `Content-Type: application/octet-stream` (parameters aside). */
+export function isOctetStream(header: string | undefined): boolean {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase() === 'application/octet-stream';
 }
 
 /** body-parser sets `_body`; a stream that has ended was read by someone else. */

@@ -20,6 +20,12 @@ export interface GatewayRequest {
    * none. Writes bind this text as one json parameter, so numbers reach PostgreSQL unrounded.
    */
   readonly body: string | undefined;
+  /**
+   * An `application/octet-stream` body as received (then `body` is undefined: such a body is not
+   * text): the argument of a function call taking one unnamed bytea argument; routes that read
+   * JSON refuse the media type (415).
+   */
+  readonly bodyBytes?: Uint8Array;
   /** True when the TCP peer is a loopback address (127.0.0.0/8, ::1). */
   readonly loopback: boolean;
 }

@@ -172,7 +172,10 @@ const functions: DbFunction[] = [
   fn('Qrow', [arg('Qx', 'S')], { returns: 'row', resultColumns }),
   fn('Qrows', [arg('Qx', 'S'), arg('Qy', 'N', { hasDefault: true })], { returns: 'row', returnsSet: true, resultColumns }),
   fn('Qvariadic', [arg('Qfirst', 'S'), arg('Qrest', 'N', { mode: 'v', variadic: true, type: '"Qs"."Qtype_N"[]' })], {}),
+  // Returns a domain named like a media type: its value is sent as it is (the PostgREST dialect's raw bodies).
+  fn('Qbytes', [arg('', 'U', { type: 'bytea' })], { returnType: '"Qs"."application/octet-stream"', returnTypeOid: 90001 }),
 ];
+const mediaDomain = { oid: 90001, schema: 'Qs', name: 'application/octet-stream', typtype: 'd', category: 'U', elementOid: null, baseOid: 17, labels: [], attributes: [] };
 
 export const representativeSchema: SchemaCache = {
   schemas: ['Qs'],
@@ -180,6 +183,7 @@ export const representativeSchema: SchemaCache = {
   tablesByName: new Map([parent, child, note, keyless, wide].map((t) => [t.name, t])),
   functions,
   loadedAt: new Date(0),
+  types: new Map([[mediaDomain.oid, mediaDomain]]),
 };
 
 // ---- The representative statements.
@@ -219,7 +223,8 @@ function request(call: Call): GatewayRequest {
     rawSegments: segments.map(encodeURIComponent),
     query: [...new URLSearchParams(call.query ?? '')].map(([k, v]) => [k, v] as const),
     headers: { 'content-type': 'application/json', ...call.headers },
-    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    body: call.body === undefined || call.body instanceof Uint8Array ? undefined : JSON.stringify(call.body),
+    ...(call.body instanceof Uint8Array ? { bodyBytes: call.body } : {}),
     loopback: true,
   });
 }
@@ -372,6 +377,10 @@ function representativeCalls(): Record<Exclude<OperationName, 'contracts'>, read
       // The PostgREST dialect: a read over a set-returning function's rows, and a call without arguments.
       { method: 'POST', path: 'rpc/Qrows', query: 'select=Qtext&Qtext=eq.a&order=Qtext', body: { Qx: 'a' }, headers: { prefer: 'count=exact' }, postgrest: true },
       { method: 'GET', path: 'rpc/Qodd_scalars', postgrest: true },
+      // Read parameters on one scalar and on one row; a value sent as it is.
+      { method: 'GET', path: 'rpc/Qscalar', query: 'Qx=a&pgrst_scalar=eq.a&limit=1', postgrest: true },
+      { method: 'POST', path: 'rpc/Qrow', query: 'select=Qtext&Qtext=eq.a', body: { Qx: 'a' }, headers: { accept: 'application/vnd.pgrst.object+json' }, postgrest: true },
+      { method: 'POST', path: 'rpc/Qbytes', body: Uint8Array.from([0xff, 0]), headers: { 'content-type': 'application/octet-stream', accept: 'application/octet-stream' }, postgrest: true },
     ]),
   };
 }

@@ -27,6 +27,10 @@ export function compileRpc(command: RpcCommand): Sql {
   if (command.resultFormat === 'binary' && fn.returns !== 'void') return compileBinary(command);
   const call = callOf(command);
   const from = fromClause(command);
+  // The value as it is (docs/postgrest-dialect.md, "Functions"): bytea as hex (rendering sends its
+  // bytes: hex whatever the session's bytea_output), a text type as its text.
+  const raw = command.answer?.raw;
+  if (raw) return raw.bytes ? sql`SELECT encode(${call}, 'hex')${from()}` : sql`SELECT (${call})::text${from()}`;
   switch (fn.returns) {
     case 'void':
       return sql`SELECT (${call})::text${from()}`;
@@ -72,7 +76,30 @@ function decodable(value: Sql, typeOid: number): Sql {
  * order, page, embeds) over `fn(args) AS _n0`, as over a table (docs/postgrest-dialect.md, "Functions").
  */
 export function compileRpcRead(command: RpcCommand, read: ReadCommand, estimateCap?: number): Sql {
-  return compileRead(read, rowsOfCall(command), estimateCap);
+  const statement = compileRead(read, rowsOfCall(command), estimateCap);
+  const body = valueBody(command, read);
+  return body === null ? statement : sql`SELECT ${body}, _q.n, _q.t FROM (${statement}) AS _q(b, n, t)`;
+}
+
+/**
+ * The JSON body of a read over a call that does not return a set of rows, from the read's body
+ * `_q.b` (an array of row objects, or the one object; docs/postgrest-dialect.md, "Functions"): a
+ * single row is the first object or null; a scalar's value is the key `pgrst_scalar` of its
+ * object (the one column of its rows, parse checked the select), a set of them the array of those
+ * values. Null: the body as the read built it (a set of rows; CSV, whose header is
+ * `pgrst_scalar`; the singular object of a set of scalars).
+ */
+function valueBody(command: RpcCommand, read: ReadCommand): Sql | null {
+  const { fn } = command;
+  if (fn.returns === 'row' && fn.returnsSet) return null;
+  const media = read.media === 'plan' ? (read.plan?.for ?? 'json') : read.media;
+  const scalar = fn.returns === 'scalar';
+  if (media === 'json') {
+    if (fn.returnsSet) return sql`(SELECT coalesce(json_agg(e.v -> 'pgrst_scalar' ORDER BY e.i), '[]') FROM json_array_elements(_q.b::json) WITH ORDINALITY AS e(v, i))::text`;
+    return scalar ? sql`coalesce(_q.b::json -> 0 -> 'pgrst_scalar', 'null')::text` : sql`coalesce(_q.b::json -> 0, 'null')::text`;
+  }
+  if (media === 'object' && !fn.returnsSet) return scalar ? sql`coalesce(_q.b::json -> 'pgrst_scalar', 'null')::text` : sql`coalesce(_q.b, 'null')`;
+  return null;
 }
 
 /** `count=planned|estimated` of such a call: the planner's estimate of its rows, as for a table. */
@@ -97,7 +124,9 @@ export function maxAffectedChecked(command: RpcCommand, statement: Sql): Sql {
   const read = command.answer?.read;
   if (read) {
     if (read.media === 'plan') return statement;
-    return sql`SELECT _q.b, CASE WHEN _q.n::bigint > ${max}::bigint THEN ${fail(sql`_q.n`)} ELSE _q.n END, _q.t FROM (${statement}) AS _q(b, n, t)`;
+    // A function returning one value counts 1, whatever its filters left (as without a read).
+    const n = command.fn.returnsSet ? sql`_q.n` : sql`(_q.n::bigint * 0 + 1)`;
+    return sql`SELECT _q.b, CASE WHEN ${n}::bigint > ${max}::bigint THEN ${fail(n)} ELSE _q.n END, _q.t FROM (${statement}) AS _q(b, n, t)`;
   }
   const { fn } = command;
   // One value: the count is 1, written so that it is not a constant the planner would fold (and raise) whatever the limit.
@@ -105,10 +134,12 @@ export function maxAffectedChecked(command: RpcCommand, statement: Sql): Sql {
   return sql`SELECT CASE WHEN ${count} > ${max}::bigint THEN ${fail(count)} ELSE _q.v END FROM (${statement}) AS _q(v)`;
 }
 
+/** `fn(args) AS <alias>`; a scalar's one column named `pgrst_scalar` (parse's table of it). */
 function rowsOfCall(command: RpcCommand): (alias: Sql) => Sql {
   const source = argumentSource(command);
   const call = callOf(command);
-  return (alias) => (source === null ? sql`${call} AS ${alias}` : sql`${source} CROSS JOIN LATERAL ${call} AS ${alias}`);
+  const columns = command.fn.returns === 'scalar' ? sql`(pgrst_scalar)` : empty;
+  return (alias) => (source === null ? sql`${call} AS ${alias}${columns}` : sql`${source} CROSS JOIN LATERAL ${call} AS ${alias}${columns}`);
 }
 
 function callOf(command: RpcCommand): Sql {

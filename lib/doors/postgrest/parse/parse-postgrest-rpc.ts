@@ -3,18 +3,20 @@
  * (docs/postgrest-dialect.md, "Functions").
  * In: the function name as written (resolved in the request's schema only), the request, the
  * context. Out: one overload and its argument values as one JSON object (the body as received, so
- * numbers stay exact, or the query string's texts), and for a function returning a set of rows
- * the read over them (select, filters, order, limit, offset and embeds, as on a table).
+ * numbers stay exact, or the query string's texts), and the read over its result (select,
+ * filters, order, limit, offset and embeds, as on a table; see callRead), or its value as it is
+ * for a function returning a media type's domain (rawMediaOf).
  * Never: a function outside the request's schema, a name not in the schema cache (PGRST202),
- * filters on a result that is not a set of rows (PGRST127), or any SQL.
+ * read parameters on a void result (PGRST127), or any SQL.
  *
  * Arguments: POST, a JSON object of named arguments; a function of one unnamed json / jsonb
  * argument, or any function of one json / jsonb argument with `Prefer: params=single-object`,
- * takes the whole body; one unnamed text argument takes a text/plain body. GET and HEAD: the
+ * takes the whole body; one unnamed text argument takes a text/plain body, xml a text/xml one,
+ * bytea an application/octet-stream one (its bytes). GET and HEAD: the
  * query parameters named like an argument are the arguments (STABLE / IMMUTABLE functions: the call
  * runs read-only, a VOLATILE one fails with 25006, 405, as in PostgREST); the others read the result.
  */
-import type { Command, CallAnswer, ReadCommand, RpcArgument } from '../../../command/command';
+import type { Command, CallAnswer, RawMedia, ReadCommand, RpcArgument } from '../../../command/command';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PostgrestError } from '../postgrest-error';
 import type { GatewayRequest } from '../../../pipeline/gateway-request';
@@ -24,7 +26,7 @@ import { parseJsonBody } from '../../shared/parse-json-body';
 import { parsePostgrestRead, type ReadContext } from './parse-postgrest-read';
 import { clip } from './parse-select';
 import { parsePostgrestPrefer } from './postgrest-prefer';
-import { planAccepted } from './postgrest-headers';
+import { parseAccept, planAccepted, rawAccepted } from './postgrest-headers';
 
 type Query = [string, string][];
 
@@ -43,14 +45,16 @@ export function parsePostgrestRpc(name: string, request: GatewayRequest, ctx: Re
 
   const call = reading ? queryCall(overloads, argQuery, ctx) : bodyCall(overloads, request, prefer.singleObject, ctx);
   const fn = call.fn;
-  const rows = fn.returnsSet && fn.returns === 'row' ? readOf(fn, request, readQuery, ctx) : noRead(readQuery);
-  // Explained (docs/postgrest-dialect.md, "Plans"): a set of rows is read as the plan's `for=` body.
+  const raw = rawMediaOf(fn, request, readQuery, ctx);
+  const rows = raw ? null : callRead(fn, request, readQuery, ctx);
+  // Explained (docs/postgrest-dialect.md, "Plans"): a read over the call is explained as the plan's `for=` body.
   const plan = rows ? (rows.media === 'plan' && rows.plan ? rows.plan : undefined) : planAccepted(request.headers['accept']);
   const read = rows && plan ? Object.freeze({ ...rows, media: plan.for ?? 'json', plan: null }) : rows;
   const answer: CallAnswer = Object.freeze({
     schema: ctx.profile, readOnly: reading, read, rollback: prefer.rollback, applied: prefer.applied, head: request.method === 'HEAD', counted: prefer.count,
     ...(prefer.maxAffected === null ? {} : { maxAffected: prefer.maxAffected }),
     ...(plan ? { plan } : {}),
+    ...(raw ? { raw } : {}),
   });
   return Object.freeze({ kind: 'rpc', fn, notation: call.notation, args: Object.freeze(call.args), values: call.values, resultFormat: 'text', answer });
 }
@@ -77,10 +81,17 @@ function bodyCall(overloads: readonly DbFunction[], request: GatewayRequest, sin
   const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const hasBody = request.body !== undefined && request.body.trim() !== '';
   const inputs = (f: DbFunction) => f.args;
-  if (type === 'text/plain') {
-    const fn = overloads.find((f) => inputs(f).length === 1 && inputs(f)[0]!.name === '' && (inputs(f)[0]!.type === 'text' || inputs(f)[0]!.type === 'character varying'));
-    if (!fn) throw new PostgrestError('PGRST202', `Could not find the function ${clip(`${overloads[0]!.schema}.${overloads[0]!.name}`)} with a single unnamed text parameter in the schema cache`);
-    return whole(fn, JSON.stringify(request.body ?? ''));
+  const raw = rawBodies.get(type);
+  if (raw !== undefined) {
+    // The body as the one unnamed argument of the type the media type names (PostgREST's findProc).
+    const fn = overloads.find((f) => inputs(f).length === 1 && inputs(f)[0]!.name === '' && raw.types.includes(inputs(f)[0]!.type));
+    if (!fn) {
+      const name = clip(`${overloads[0]!.schema}.${overloads[0]!.name}`);
+      throw new PostgrestError('PGRST202', `Could not find the function ${name} in the schema cache`, { details: `Searched for the function ${name} with a single unnamed ${raw.types[0]} parameter, but no matches were found in the schema cache.` });
+    }
+    // bytea: the bytes as hex text, which bytea's input function reads back (a bound value, as every argument).
+    const text = raw.types[0] === 'bytea' ? `\\x${Buffer.from(request.bodyBytes ?? new Uint8Array()).toString('hex')}` : request.body ?? '';
+    return whole(fn, JSON.stringify(text));
   }
   const body = hasBody ? parseJsonBody(request) : undefined;
   // The whole body as one json / jsonb argument.
@@ -95,6 +106,13 @@ function bodyCall(overloads: readonly DbFunction[], request: GatewayRequest, sin
   const fit = choose(overloads, { notation: 'named', values: value as Record<string, unknown> }, ctx);
   return { fn: fit.fn, notation: 'named', args: fit.args.map((arg) => ({ arg, key: arg.name })), values: body?.text ?? '{}' };
 }
+
+/** Bodies that are not JSON, and the argument types they go to (the first as PostgREST names it in PGRST202). */
+const rawBodies: ReadonlyMap<string, { readonly types: readonly string[] }> = new Map([
+  ['text/plain', { types: ['text', 'character varying'] }],
+  ['text/xml', { types: ['xml'] }],
+  ['application/octet-stream', { types: ['bytea'] }],
+]);
 
 /** chooseOverload (the default dialect's), its refusals as PostgREST's: PGRST202 no fit, PGRST203 several. */
 function choose(overloads: readonly DbFunction[], call: Parameters<typeof chooseOverload>[1], ctx: ReadContext): ReturnType<typeof chooseOverload> {
@@ -115,9 +133,66 @@ function whole(fn: DbFunction, valueText: string): Call {
   return { fn, notation: 'positional', args: [{ arg: fn.args[0]!, key: '1' }], values: `{"1":${valueText}}` };
 }
 
+/**
+ * The read over a call's result, as PostgREST reads every call (docs/postgrest-dialect.md,
+ * "Functions"): a set of rows always; a set of scalars always (its elements are counted, paged and
+ * filtered as rows of one column `pgrst_scalar`); a single row or scalar when the request has read
+ * parameters (select, filters, order, limit / offset) or asks for another body than JSON; `void`
+ * never (read parameters on it are PGRST127). Null: the call answers its JSON value as it is.
+ */
+function callRead(fn: DbFunction, request: GatewayRequest, query: Query, ctx: ReadContext): ReadCommand | null {
+  if (fn.returns === 'void') return noRead(query);
+  if (!fn.returnsSet && !readParameters(query) && !otherBody(request)) return null;
+  if (fn.returns === 'row') return readOf(fn, request, query, ctx);
+  const read = readOf(fn, request, query, ctx, scalarTable(fn));
+  const items = read.root.items;
+  // The value is read back from the column `pgrst_scalar` (compile-rpc.ts), as PostgREST reads
+  // `_postgrest_t.pgrst_scalar`: a select naming anything else, or renaming it, fails as there.
+  const only = items.length === 1 && items[0]!.kind === 'field' && items[0]!.key === SCALAR && items[0]!.aggregate === null && items[0]!.field.path.length === 0;
+  if (!only) throw new GatewayError('UNKNOWN_COLUMN', `column _postgrest_t.${SCALAR} does not exist`, { hint: `A function returning scalars is read as one column named ${SCALAR}: select=${SCALAR} (or *), filters and order on ${SCALAR}.` });
+  return read;
+}
+
+/**
+ * A single scalar of a domain named like a media type (`create domain "text/plain" as text`), with
+ * Accept asking for that type first and no read parameters: its value as it is, as PostgREST's
+ * media type handlers answer it. The domain's base must be bytea (sent as bytes) or a text type
+ * (text, varchar, xml, json: sent as text); others keep their JSON (see What differs).
+ */
+function rawMediaOf(fn: DbFunction, request: GatewayRequest, query: Query, ctx: ReadContext): RawMedia | undefined {
+  if (fn.returns !== 'scalar' || fn.returnsSet || readParameters(query)) return undefined;
+  const type = ctx.schema.types?.get(fn.returnTypeOid);
+  if (type === undefined || type.typtype !== 'd' || type.baseOid === null || !MEDIA_TYPE_NAME.test(type.name)) return undefined;
+  const bytes = type.baseOid === BYTEA;
+  if (!bytes && !TEXT_BASES.has(type.baseOid)) return undefined;
+  const name = type.name.toLowerCase();
+  return rawAccepted(request.headers['accept'], name) ? Object.freeze({ type: name, bytes }) : undefined;
+}
+
+/** A domain's name that is a media type (PostgREST's SchemaCache.hs pattern). */
+const MEDIA_TYPE_NAME = /^[A-Za-z0-9.-]+\/[A-Za-z0-9.+-]+$/;
+const BYTEA = 17;
+/** text, varchar, bpchar, xml, json. */
+const TEXT_BASES = new Set([25, 1043, 1042, 142, 114]);
+
+/** PostgREST's name for the one column of a scalar result (its Query/QueryBuilder.hs). */
+const SCALAR = 'pgrst_scalar';
+
+/** Any query parameter other than `select=*` reads the result. */
+function readParameters(query: Query): boolean {
+  return query.some(([k, v]) => !(k === 'select' && v.trim() === '*'));
+}
+
+/** Accept names a body other than the JSON value (CSV, a singular object, ...) first: the read builds it (or refuses it, 406). */
+function otherBody(request: GatewayRequest): boolean {
+  const accept = request.headers['accept'];
+  if (accept === undefined || accept.trim() === '' || planAccepted(accept) !== undefined) return false;
+  return parseAccept(accept).media !== 'json';
+}
+
 /** The read over a set of rows: the result's table type when it is a table of the schema cache (embeds work), else its columns. */
-function readOf(fn: DbFunction, request: GatewayRequest, query: Query, ctx: ReadContext): ReadCommand {
-  const table = ctx.schema.tables.find((t) => (fn.returnType === `${t.schema}.${t.name}` || (fn.returnType === t.name && t.schema === fn.schema)) && t.columns.length === fn.resultColumns.length) ?? resultTable(fn);
+function readOf(fn: DbFunction, request: GatewayRequest, query: Query, ctx: ReadContext, over?: Table): ReadCommand {
+  const table = over ?? ctx.schema.tables.find((t) => (fn.returnType === `${t.schema}.${t.name}` || (fn.returnType === t.name && t.schema === fn.schema)) && t.columns.length === fn.resultColumns.length) ?? resultTable(fn);
   const headers: Record<string, string> = {};
   for (const h of ['accept', 'range', 'range-unit']) if (request.headers[h] !== undefined) headers[h] = request.headers[h]!;
   const count = /(?:^|,)\s*count=(exact|planned|estimated)/.exec(request.headers['prefer'] ?? '')?.[1];
@@ -125,16 +200,21 @@ function readOf(fn: DbFunction, request: GatewayRequest, query: Query, ctx: Read
   return parsePostgrestRead(table, { ...request, method: request.method === 'HEAD' ? 'HEAD' : 'GET', query, headers, body: undefined }, ctx);
 }
 
-/** No read parameters on a result that is not a set of rows (except `select=*`). */
+/** No read parameters on a void result (except `select=*`): there is nothing to read. */
 function noRead(query: Query): null {
   const other = query.find(([k, v]) => !(k === 'select' && v.trim() === '*'));
-  if (other) throw new PostgrestError('PGRST127', 'Feature not implemented', { details: `${clip(other[0], 40)} on a function that does not return a set of rows (docs/postgrest-dialect.md, "Functions").` });
+  if (other) throw new PostgrestError('PGRST127', 'Feature not implemented', { details: `${clip(other[0], 40)} on a function that returns void (docs/postgrest-dialect.md, "Functions").` });
   return null;
 }
 
+/** A function's scalar result as a table of one column `pgrst_scalar` of its type (named after the function, as in PostgREST's errors). */
+function scalarTable(fn: DbFunction): Table {
+  return resultTable(fn, [{ name: SCALAR, type: fn.returnType, typeOid: fn.returnTypeOid }]);
+}
+
 /** A table-like view of a function's result columns, so that the read grammar and compile apply to them. */
-function resultTable(fn: DbFunction): Table {
-  const columns: Column[] = fn.resultColumns.map((c, i) =>
+function resultTable(fn: DbFunction, result: readonly { name: string; type: string; typeOid: number }[] = fn.resultColumns): Table {
+  const columns: Column[] = result.map((c, i) =>
     Object.freeze({
       name: c.name, position: i + 1, type: c.type, typeOid: c.typeOid, category: '', elementType: null, nullable: true, hasDefault: false, identity: '' as const, generated: false,
       compareType: c.type, compareElementType: null, compareListType: c.type.endsWith('[]') ? null : `${c.type}[]`,

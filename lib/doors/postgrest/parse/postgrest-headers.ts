@@ -98,6 +98,24 @@ export function planAccepted(accept: string | undefined): PlanOptions | undefine
   return accepted.media === 'plan' ? accepted.plan ?? undefined : undefined;
 }
 
+/**
+ * A function's own media type (the domain it returns, e.g. `text/plain`) comes before every media
+ * type the dialect serves in Accept: its value is answered as it is (docs/postgrest-dialect.md,
+ * "Functions"). Order decides, as in PostgREST; `*\/*` and `application/*` count as JSON.
+ */
+export function rawAccepted(header: string | undefined, type: string): boolean {
+  if (header === undefined) return false;
+  for (const entry of splitAccept(header)) {
+    const entryType = (entry.split(';')[0] ?? '').trim().toLowerCase();
+    if (entryType === type) return true;
+    if (servedTypes.has(entryType) || entryType.startsWith('application/vnd.pgrst.plan')) return false;
+  }
+  return false;
+}
+
+/** The media types parseAccept answers (besides the plan's). */
+const servedTypes = new Set(['application/json', 'application/*', '*/*', 'application/vnd.pgrst.array+json', 'application/vnd.pgrst.array', 'application/vnd.pgrst.object+json', 'application/vnd.pgrst.object', 'text/csv', 'application/geo+json']);
+
 /** Splits Accept at commas that are not inside a quoted parameter (`for="a, b"`). */
 function splitAccept(header: string): string[] {
   const out: string[] = [];

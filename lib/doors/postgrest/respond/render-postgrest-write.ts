@@ -16,7 +16,7 @@ import type { Result } from '../../../pipeline/result';
 interface PostgrestResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | null;
+  readonly body: string | Uint8Array | null;
 }
 
 const contentTypes = {
@@ -65,11 +65,22 @@ export function renderCallAnswer(command: RpcCommand, plan: Pick<Plan, 'shape'>,
   const shape = plan.shape;
   if (shape.kind !== 'call') throw new Error(`the plan's result shape is ${shape.kind}, expected call`);
   // A single value is one row: PostgREST answers `0-0/1` with a count, `0-0/*` without, void included.
-  // A set of scalars is one JSON array here, whose elements are not counted: no Content-Range.
+  // (A set of scalars is read as rows by the dialect, render-postgrest.ts: its elements are counted.)
   const headers: Record<string, string> = command.fn.returnsSet ? { ...profile } : { 'Content-Range': `0-0/${command.answer?.counted ? '1' : '*'}`, ...profile };
   const applied = command.answer?.applied ?? [];
   if (applied.length) headers['Preference-Applied'] = applied.join(', ');
   if (command.fn.returns === 'void') return { status: 204, headers, body: null };
-  const value = result.rows[0]?.[shape.value] ?? 'null';
-  return { status: 200, headers: { 'Content-Type': contentTypes.json, ...headers }, body: value };
+  const value = result.rows[0]?.[shape.value] ?? null;
+  const raw = command.answer?.raw;
+  if (raw) {
+    // The value as it is; NULL is an empty body, as PostgREST sends it. bytea arrives as hex (compile-rpc.ts).
+    const body = value === null ? '' : raw.bytes ? new Uint8Array(Buffer.from(value, 'hex')) : value;
+    return { status: 200, headers: { 'Content-Type': rawContentType(raw.type), ...headers }, body };
+  }
+  return { status: 200, headers: { 'Content-Type': contentTypes.json, ...headers }, body: value ?? 'null' };
+}
+
+/** PostgREST's Content-Type for a media type (its MediaType.hs): `; charset=utf-8` on the text types it knows, others as named. */
+function rawContentType(type: string): string {
+  return type === 'text/plain' || type === 'text/xml' ? `${type}; charset=utf-8` : type;
 }

@@ -18,8 +18,8 @@ import { renderCallAnswer, renderPostgrestWrite } from './render-postgrest-write
 export interface PostgrestResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  /** Null: no body. */
-  readonly body: string | null;
+  /** Null: no body. Bytes: a function's bytea value sent as it is. */
+  readonly body: string | Uint8Array | null;
 }
 
 export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, result: Result, schemas: readonly string[]): PostgrestResponse {
@@ -32,7 +32,8 @@ export function renderPostgrest(command: Command, plan: Pick<Plan, 'shape'>, res
     const read = command.kind === 'rpc' ? command.answer?.read : null;
     if (!read) return renderCallAnswer(command, plan, result, profile);
     if (plan.shape.kind !== 'read') throw new Error(`the plan's result shape is ${plan.shape.kind}, expected read`);
-    const response = renderRead(read, plan.shape, result, profile);
+    // A function returning one value answers one row, whatever its filters left (PostgREST's page_total of 1).
+    const response = renderRead(read, plan.shape, result, profile, !command.fn.returnsSet);
     const applied = command.answer?.applied ?? [];
     return applied.length ? { ...response, headers: { ...response.headers, 'Preference-Applied': applied.join(', ') } } : response;
   }
@@ -52,9 +53,9 @@ const contentTypes = {
   geojson: 'application/geo+json; charset=utf-8',
 } as const;
 
-function renderRead(command: ReadCommand, at: ReadShape, result: Result, profile: Record<string, string>): PostgrestResponse {
+function renderRead(command: ReadCommand, at: ReadShape, result: Result, profile: Record<string, string>, single = false): PostgrestResponse {
   const row = result.rows[0] ?? [];
-  const count = Number(row[at.count] ?? '0');
+  const count = single ? 1 : Number(row[at.count] ?? '0');
   const totalText = row[at.total] ?? null;
   const total = totalText === null ? null : Number(totalText);
   const offset = command.root.offset;
