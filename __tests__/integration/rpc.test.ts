@@ -204,6 +204,8 @@ describe('errors', () => {
       [call('double_it', '{"x": 1}'), 404, 'NOT_FOUND'],
       [call('add', '{"a": 1, "b": '), 400, 'PARSE_ERROR'],
       [call('add').set('Content-Type', 'text/plain').send('[1, 2]'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      // Read as bytes (the PostgREST dialect's bytea bodies), still a body: never a call without arguments.
+      [call('add').set('Content-Type', 'application/octet-stream').send(Buffer.from('[1, 2]')), 415, 'UNSUPPORTED_MEDIA_TYPE'],
       [call('add', '[1, 2]').set('x-gw-result-format', 'xml'), 400, 'PARSE_ERROR'],
       [request(started.app).get('/api/rpc/add').set('Authorization', `Bearer ${tokenA}`), 405, 'METHOD_NOT_ALLOWED'],
       [request(started.app).post('/api/rpc/add').send([1, 2]), 401, 'UNAUTHORIZED'],

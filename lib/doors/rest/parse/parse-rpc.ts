@@ -19,7 +19,8 @@ import { splitJsonArray } from '../../shared/split-json-array';
 export function parseRpc(schema: SchemaCache, name: string, request: GatewayRequest, config: ResolvedConfig): RpcCommand {
   const overloads = resolveFunction(schema, name, config.rpcRequireSchemaQualified);
   const resultFormat = parseResultFormat(request.headers['x-gw-result-format']);
-  const hasBody = request.body !== undefined && request.body.trim() !== '';
+  // A body read as bytes (application/octet-stream) is a body too: refused as not JSON (415), never a call without arguments.
+  const hasBody = request.bodyBytes !== undefined || (request.body !== undefined && request.body.trim() !== '');
   const body = hasBody ? parseJsonBody(request) : undefined;
   const value = body?.value;
 
