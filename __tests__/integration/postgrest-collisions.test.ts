@@ -54,3 +54,21 @@ it('CSV and filters on columns named like the aliases', async () => {
   const filtered = await db().from('_w').select('_x').or('j.eq.j:A1,_n0.eq._n0:A3').order('_x');
   expect(filtered.data).toEqual([{ _x: 1 }, { _x: 3 }]);
 });
+
+it('computed fields and computed relationships of a table with columns named like the level aliases', async () => {
+  // The function takes the whole row: written bare (`fn(_n0)`), `_n0` would be the text column `_n0`.
+  await app.db.admin.query(`
+    CREATE FUNCTION collide.shout(collide._w) RETURNS text LANGUAGE sql STABLE AS $$ SELECT upper($1._p) $$;
+    CREATE FUNCTION collide.kids(collide._w) RETURNS SETOF collide._e LANGUAGE sql STABLE AS $$ SELECT * FROM collide._e WHERE _pa = $1._x $$;
+    GRANT EXECUTE ON FUNCTION collide.shout(collide._w), collide.kids(collide._w) TO PUBLIC;
+  `);
+  await app.gateway.reloadSchema();
+  const { data, error } = await db().from('_w').select('_x, shout, kids(_x, _n0)').lte('_x', 2).order('_x').order('_x', { referencedTable: 'kids' });
+  expect(error).toBeNull();
+  expect(data).toEqual([
+    { _x: 1, shout: '_P:A1', kids: [{ _x: 11, _n0: '_n0:A11' }, { _x: 12, _n0: '_n0:A12' }] },
+    { _x: 2, shout: '_P:A2', kids: [{ _x: 13, _n0: '_n0:A13' }] },
+  ]);
+  const filtered = await db().from('_w').select('_x').eq('shout', '_P:A3');
+  expect(filtered.data).toEqual([{ _x: 3 }]);
+});

@@ -26,7 +26,8 @@ export function hasRows(e: Embed, alias: Sql): Sql {
 /** A column, or the value a JSON path reaches in it (`->` json, `->>` text); keys and indexes bound. */
 export function fieldExpr(field: FieldRef, a: Sql): Sql {
   const c = field.column.computed;
-  let expr = c === undefined ? sql`${a}.${ident(field.column.name)}` : sql`${ident(c.schema)}.${ident(c.name)}(${a})`;
+  // A computed field's function takes the whole row, written `a.*`: a bare `a` would be a column `a` of the table first.
+  let expr = c === undefined ? sql`${a}.${ident(field.column.name)}` : sql`${ident(c.schema)}.${ident(c.name)}(${a}.*)`;
   for (const step of field.path) {
     const key = step.index ? sql`${Number(step.key)}::integer` : sql`${step.key}::text`;
     expr = step.asText ? sql`(${expr} ->> ${key})` : sql`(${expr} -> ${key})`;

@@ -424,7 +424,8 @@ function compileHoistingSpread(e: Embed, aliases: Aliases, correlation: (a: Sql)
 function computedFrom(e: Embed, parent: Sql): ((alias: Sql) => Sql) | undefined {
   if (e.link.kind !== 'computed') return undefined;
   const { fn, source } = e.link.relation;
-  return (a) => sql`${ident(fn.schema, fn.name)}(${parent}::${ident(source.schema, source.name)}) AS ${a}`;
+  // The whole parent row is `parent.*`: a bare alias would be a column of that name first.
+  return (a) => sql`${ident(fn.schema, fn.name)}((${parent}.*)::${ident(source.schema, source.name)}) AS ${a}`;
 }
 
 /** The conditions tying an embedded level (alias `a`) to its parent row (alias `parent`); none for a computed relationship (its function does). */
