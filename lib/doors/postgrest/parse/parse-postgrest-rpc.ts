@@ -142,7 +142,7 @@ function whole(fn: DbFunction, valueText: string): Call {
  */
 function callRead(fn: DbFunction, request: GatewayRequest, query: Query, ctx: ReadContext): ReadCommand | null {
   if (fn.returns === 'void') return noRead(query);
-  if (!fn.returnsSet && !readParameters(query) && !otherBody(request)) return null;
+  if (!fn.returnsSet && readParameter(query) === undefined && !otherBody(request)) return null;
   if (fn.returns === 'row') return readOf(fn, request, query, ctx);
   const read = readOf(fn, request, query, ctx, scalarTable(fn));
   const items = read.root.items;
@@ -160,7 +160,7 @@ function callRead(fn: DbFunction, request: GatewayRequest, query: Query, ctx: Re
  * (text, varchar, xml, json: sent as text); others keep their JSON (see What differs).
  */
 function rawMediaOf(fn: DbFunction, request: GatewayRequest, query: Query, ctx: ReadContext): RawMedia | undefined {
-  if (fn.returns !== 'scalar' || fn.returnsSet || readParameters(query)) return undefined;
+  if (fn.returns !== 'scalar' || fn.returnsSet || readParameter(query) !== undefined) return undefined;
   const type = ctx.schema.types?.get(fn.returnTypeOid);
   if (type === undefined || type.typtype !== 'd' || type.baseOid === null || !MEDIA_TYPE_NAME.test(type.name)) return undefined;
   const bytes = type.baseOid === BYTEA;
@@ -178,9 +178,9 @@ const TEXT_BASES = new Set([25, 1043, 1042, 142, 114]);
 /** PostgREST's name for the one column of a scalar result (its Query/QueryBuilder.hs). */
 const SCALAR = 'pgrst_scalar';
 
-/** Any query parameter other than `select=*` reads the result. */
-function readParameters(query: Query): boolean {
-  return query.some(([k, v]) => !(k === 'select' && v.trim() === '*'));
+/** The first query parameter that reads the result: any other than `select=*`. */
+function readParameter(query: Query): [string, string] | undefined {
+  return query.find(([k, v]) => !(k === 'select' && v.trim() === '*'));
 }
 
 /** Accept names a body other than the JSON value (CSV, a singular object, ...) first: the read builds it (or refuses it, 406). */
@@ -202,7 +202,7 @@ function readOf(fn: DbFunction, request: GatewayRequest, query: Query, ctx: Read
 
 /** No read parameters on a void result (except `select=*`): there is nothing to read. */
 function noRead(query: Query): null {
-  const other = query.find(([k, v]) => !(k === 'select' && v.trim() === '*'));
+  const other = readParameter(query);
   if (other) throw new PostgrestError('PGRST127', 'Feature not implemented', { details: `${clip(other[0], 40)} on a function that returns void (docs/postgrest-dialect.md, "Functions").` });
   return null;
 }
